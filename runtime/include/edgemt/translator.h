@@ -1,0 +1,95 @@
+// Greedy translation of token ids with a fixed memory footprint: all
+// activation memory is planned and allocated (or taken from the caller)
+// when the translator is created, and translating allocates nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "edgemt/model.h"
+#include "edgemt/status.h"
+
+namespace edgemt {
+
+struct TranslatorOptions {
+  // Limits the memory plan is made for; requests over them are refused.
+  int max_batch_size = 1;
+  int max_source_length = 0;  // ids, </s> included; 0: the model's max_positions
+  int max_target_length = 0;  // output ids; 0: the model's max_positions
+  // Threads for the large matrix products; 0: the number of cores cpuinfo
+  // reports. The result is the same for any count.
+  int num_threads = 0;
+  // Optional caller-owned block of at least Translator::ArenaBytes() bytes,
+  // 64-byte aligned, that must outlive the translator. Null: the translator
+  // allocates it once.
+  void* arena = nullptr;
+  size_t arena_size = 0;
+  // Accumulate a TranslationProfile (costs a clock read per operation).
+  bool profile = false;
+};
+
+struct DecodeOptions {
+  // Stop after this many output ids; 0: min(2 * source length + 10,
+  // max_target_length) for each sentence, as the reference decoder does.
+  int max_length = 0;
+  // </s> is not chosen before this many ids are out (fixed-length benchmarks).
+  int min_length = 0;
+};
+
+// A sequence of token ids that the caller (or the translator) owns.
+struct TokenIds {
+  const int32_t* data = nullptr;
+  size_t size = 0;
+};
+
+// Where time went, summed over calls since the last ResetProfile().
+struct TranslationProfile {
+  double encoder_ms = 0;      // embedding, encoder layers, cross-attention keys/values
+  double decoder_ms = 0;      // all decoder steps
+  long decoder_steps = 0;     // steps run (a batch step counts once)
+  double xnnpack_ms = 0;      // inside XNNPACK operators (linear layers)
+  double attention_ms = 0;    // score and value products, softmax
+  double layer_norm_ms = 0;   // LayerNorm and residual sums
+  double embedding_ms = 0;    // token lookup and positions
+  double other_ms = 0;        // activation quantization, activations, argmax
+};
+
+class Translator {
+ public:
+  // Creates the XNNPACK operators (packing the weights once) and plans memory.
+  static Result<std::unique_ptr<Translator>> Create(std::shared_ptr<const Model> model,
+                                                    const TranslatorOptions& options = {});
+  // The arena size Create needs for these options (for a caller's block).
+  static Result<size_t> ArenaBytes(const Model& model, const TranslatorOptions& options);
+
+  ~Translator();
+  Translator(const Translator&) = delete;
+  Translator& operator=(const Translator&) = delete;
+
+  // Translates `count` sources (source ids end with </s>). outputs[i] gets
+  // the output ids without <s> and </s>; they point into the translator's
+  // memory and stay valid until the next call. A batch gives exactly the
+  // outputs of translating its sentences one by one.
+  Status Translate(const TokenIds* sources, size_t count, TokenIds* outputs, const DecodeOptions& options = {});
+
+  // Lower level, for tests and benchmarks: encode a batch, then run decoder
+  // steps feeding one token per sentence; logits(i) is sentence i's last step.
+  Status Encode(const TokenIds* sources, size_t count);
+  Status DecodeStep(const int32_t* tokens);
+  const float* encoder_output(size_t index) const;  // [source length, d_model]
+  const float* logits(size_t index) const;          // [target_vocab_size]
+
+  const Model& model() const;
+  const TranslatorOptions& options() const;  // with the defaults resolved
+  size_t arena_bytes() const;
+  const TranslationProfile& profile() const;
+  void ResetProfile();
+
+ private:
+  struct Impl;
+  explicit Translator(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace edgemt

@@ -1,0 +1,39 @@
+// The sub-blocks shared by encoder and decoder layers: the linear layers of
+// an attention block and the feed-forward block.
+#pragma once
+
+#include <pthreadpool.h>
+
+#include "edgemt/status.h"
+#include "edgemt/translator.h"
+#include "model_weights.h"
+#include "ops/linear.h"
+#include "workspace.h"
+
+namespace edgemt {
+
+// What every layer call needs besides its buffers.
+struct RunContext {
+  pthreadpool_t pool = nullptr;
+  TranslationProfile* profile = nullptr;  // null: not profiling
+};
+
+inline LinearScratch ScratchOf(const StackBuffers& buffers) { return {buffers.input8, buffers.output8}; }
+
+struct AttentionOps {
+  LinearOp query, key, value, output;
+  Status Create(const AttentionView& view, const char* name);
+};
+
+class FeedForwardOps {
+ public:
+  Status Create(const FeedForwardView& view, Activation activation, const char* name);
+  // out = down(activation(up(in))); uses buffers.hidden.
+  Status Run(const float* in, size_t rows, float* out, const StackBuffers& buffers, const RunContext& context) const;
+
+ private:
+  LinearOp up_, down_;
+  Activation activation_ = Activation::kReLU;
+};
+
+}  // namespace edgemt

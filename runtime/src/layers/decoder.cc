@@ -1,0 +1,129 @@
+#include "layers/decoder.h"
+
+#include <cstring>
+
+#include "ops/attention.h"
+#include "ops/embedding.h"
+#include "ops/layer_norm.h"
+#include "profiler.h"
+
+namespace edgemt {
+
+Status Decoder::Create(const ModelWeights& weights, size_t cache_length) {
+  weights_ = &weights;
+  cache_length_ = cache_length;
+  layers_.resize(weights.decoder_layers.size());
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const DecoderLayerView& view = weights.decoder_layers[i];
+    Layer& layer = layers_[i];
+    EDGEMT_RETURN_IF_ERROR(layer.self_attention.Create(view.self_attention, "decoder self-attention"));
+    EDGEMT_RETURN_IF_ERROR(layer.cross_attention.Create(view.cross_attention, "decoder cross-attention"));
+    EDGEMT_RETURN_IF_ERROR(layer.feed_forward.Create(view.feed_forward, weights.config.activation, "decoder feed-forward"));
+    layer.self_attention_norm = view.self_attention_norm;
+    layer.cross_attention_norm = view.cross_attention_norm;
+    layer.feed_forward_norm = view.feed_forward_norm;
+  }
+  return output_projection_.Create(weights.output_projection, false, "output projection");
+}
+
+Status Decoder::PrepareCrossAttention(size_t count, size_t source_length, Workspace& workspace,
+                                      const RunContext& context) const {
+  const size_t rows = count * source_length;
+  const LinearScratch scratch = ScratchOf(workspace.encoder);
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const AttentionOps& cross = layers_[i].cross_attention;
+    EDGEMT_RETURN_IF_ERROR(cross.key.Run(workspace.memory, rows, workspace.cross_keys[i], scratch, context.pool, context.profile));
+    EDGEMT_RETURN_IF_ERROR(cross.value.Run(workspace.memory, rows, workspace.cross_values[i], scratch, context.pool, context.profile));
+  }
+  return Status::Ok();
+}
+
+const float* Decoder::projection_input(const Workspace& workspace) const {
+  return weights_->config.norm == NormPlacement::kPreLN ? workspace.decoder.normed : workspace.decoder.x;
+}
+
+Status Decoder::Step(const int32_t* tokens, size_t count, size_t step, size_t source_length, Workspace& workspace,
+                     const RunContext& context) const {
+  const ModelConfig& config = weights_->config;
+  const size_t d = static_cast<size_t>(config.d_model);
+  const bool pre_norm = config.norm == NormPlacement::kPreLN;
+  const float eps = config.layer_norm_epsilon;
+  const StackBuffers& b = workspace.decoder;
+  const LinearScratch scratch = ScratchOf(b);
+  const AttentionShape shape{static_cast<size_t>(config.num_heads), d / static_cast<size_t>(config.num_heads), d, d};
+
+  {
+    ScopedTimer timer(context.profile, TimeCategory::kEmbedding);
+    const float* positions = weights_->target_positions != nullptr ? weights_->target_positions : workspace.positions;
+    for (size_t s = 0; s < count; ++s)
+      EmbedToken(weights_->target_embedding, tokens[s], config.embedding_scale, positions + step * d, b.x + s * d);
+  }
+
+  // Runs one attention sub-block's input side: pre-LN normalisation.
+  auto sub_block_input = [&](const LayerNormView& norm) -> const float* {
+    if (!pre_norm) return b.x;
+    ScopedTimer timer(context.profile, TimeCategory::kLayerNorm);
+    LayerNorm(b.x, count, d, norm.gamma, norm.beta, eps, b.normed);
+    return b.normed;
+  };
+  // And its output side: residual sum, post-LN normalisation.
+  auto sub_block_output = [&](const LayerNormView& norm) {
+    ScopedTimer timer(context.profile, TimeCategory::kLayerNorm);
+    if (pre_norm) {
+      for (size_t i = 0; i < count * d; ++i) b.x[i] += b.projected[i];
+    } else {
+      AddLayerNorm(b.x, b.projected, count, d, norm.gamma, norm.beta, eps, b.x);
+    }
+  };
+
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    const Layer& layer = layers_[l];
+    float* cache_keys = workspace.self_keys[l];
+    float* cache_values = workspace.self_values[l];
+
+    const float* in = sub_block_input(layer.self_attention_norm);
+    EDGEMT_RETURN_IF_ERROR(layer.self_attention.query.Run(in, count, b.q, scratch, context.pool, context.profile));
+    EDGEMT_RETURN_IF_ERROR(layer.self_attention.key.Run(in, count, b.k, scratch, context.pool, context.profile));
+    EDGEMT_RETURN_IF_ERROR(layer.self_attention.value.Run(in, count, b.v, scratch, context.pool, context.profile));
+    {
+      ScopedTimer timer(context.profile, TimeCategory::kAttention);
+      for (size_t s = 0; s < count; ++s) {
+        float* sentence_keys = cache_keys + s * cache_length_ * d;
+        float* sentence_values = cache_values + s * cache_length_ * d;
+        std::memcpy(sentence_keys + step * d, b.k + s * d, d * sizeof(float));
+        std::memcpy(sentence_values + step * d, b.v + s * d, d * sizeof(float));
+        // Causal by construction: the cache holds positions 0..step only.
+        AttendOneQuery(shape, b.q + s * d, sentence_keys, sentence_values, step + 1, nullptr, b.scores,
+                       b.context + s * d);
+      }
+    }
+    EDGEMT_RETURN_IF_ERROR(layer.self_attention.output.Run(b.context, count, b.projected, scratch, context.pool, context.profile));
+    sub_block_output(layer.self_attention_norm);
+
+    in = sub_block_input(layer.cross_attention_norm);
+    EDGEMT_RETURN_IF_ERROR(layer.cross_attention.query.Run(in, count, b.q, scratch, context.pool, context.profile));
+    {
+      ScopedTimer timer(context.profile, TimeCategory::kAttention);
+      for (size_t s = 0; s < count; ++s) {
+        const size_t first = s * source_length;
+        AttendOneQuery(shape, b.q + s * d, workspace.cross_keys[l] + first * d, workspace.cross_values[l] + first * d,
+                       source_length, workspace.key_mask + first, b.scores, b.context + s * d);
+      }
+    }
+    EDGEMT_RETURN_IF_ERROR(layer.cross_attention.output.Run(b.context, count, b.projected, scratch, context.pool, context.profile));
+    sub_block_output(layer.cross_attention_norm);
+
+    in = sub_block_input(layer.feed_forward_norm);
+    EDGEMT_RETURN_IF_ERROR(layer.feed_forward.Run(in, count, b.projected, b, context));
+    sub_block_output(layer.feed_forward_norm);
+  }
+
+  if (pre_norm) {
+    ScopedTimer timer(context.profile, TimeCategory::kLayerNorm);
+    LayerNorm(b.x, count, d, weights_->decoder_final_norm.gamma, weights_->decoder_final_norm.beta, eps, b.normed);
+  }
+  return output_projection_.Run(projection_input(workspace), count, workspace.logits, scratch, context.pool,
+                                context.profile);
+}
+
+}  // namespace edgemt

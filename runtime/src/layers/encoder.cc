@@ -1,0 +1,102 @@
+#include "layers/encoder.h"
+
+#include <cstring>
+
+#include "ops/attention.h"
+#include "ops/embedding.h"
+#include "ops/layer_norm.h"
+#include "profiler.h"
+
+namespace edgemt {
+
+Status Encoder::Create(const ModelWeights& weights) {
+  weights_ = &weights;
+  layers_.resize(weights.encoder_layers.size());
+  for (size_t i = 0; i < layers_.size(); ++i) {
+    const EncoderLayerView& view = weights.encoder_layers[i];
+    EDGEMT_RETURN_IF_ERROR(layers_[i].self_attention.Create(view.self_attention, "encoder self-attention"));
+    EDGEMT_RETURN_IF_ERROR(
+        layers_[i].feed_forward.Create(view.feed_forward, weights.config.activation, "encoder feed-forward"));
+    layers_[i].self_attention_norm = view.self_attention_norm;
+    layers_[i].feed_forward_norm = view.feed_forward_norm;
+  }
+  return Status::Ok();
+}
+
+Status Encoder::Run(const TokenIds* sources, size_t count, size_t length, Workspace& workspace,
+                    const RunContext& context) const {
+  const ModelConfig& config = weights_->config;
+  const size_t d = static_cast<size_t>(config.d_model);
+  const size_t rows = count * length;
+  const bool pre_norm = config.norm == NormPlacement::kPreLN;
+  const float eps = config.layer_norm_epsilon;
+  const StackBuffers& b = workspace.encoder;
+  const LinearScratch scratch = ScratchOf(b);
+
+  {
+    ScopedTimer timer(context.profile, TimeCategory::kEmbedding);
+    const float* positions = weights_->source_positions != nullptr ? weights_->source_positions : workspace.positions;
+    for (size_t s = 0; s < count; ++s) {
+      for (size_t i = 0; i < length; ++i) {
+        const bool real = i < sources[s].size;
+        const int32_t id = real ? sources[s].data[i] : config.pad_id;
+        // As the reference: pad ids never receive attention.
+        workspace.key_mask[s * length + i] = real && id != config.pad_id ? 1 : 0;
+        EmbedToken(weights_->source_embedding, id, config.embedding_scale, positions + i * d, b.x + (s * length + i) * d);
+      }
+    }
+  }
+
+  const AttentionShape shape{static_cast<size_t>(config.num_heads), d / static_cast<size_t>(config.num_heads), d, d};
+  for (const Layer& layer : layers_) {
+    // Self-attention sub-block.
+    const float* in = b.x;
+    if (pre_norm) {
+      ScopedTimer timer(context.profile, TimeCategory::kLayerNorm);
+      LayerNorm(b.x, rows, d, layer.self_attention_norm.gamma, layer.self_attention_norm.beta, eps, b.normed);
+      in = b.normed;
+    }
+    EDGEMT_RETURN_IF_ERROR(layer.self_attention.query.Run(in, rows, b.q, scratch, context.pool, context.profile));
+    EDGEMT_RETURN_IF_ERROR(layer.self_attention.key.Run(in, rows, b.k, scratch, context.pool, context.profile));
+    EDGEMT_RETURN_IF_ERROR(layer.self_attention.value.Run(in, rows, b.v, scratch, context.pool, context.profile));
+    {
+      ScopedTimer timer(context.profile, TimeCategory::kAttention);
+      for (size_t s = 0; s < count; ++s) {
+        const size_t first = s * length;
+        for (size_t i = 0; i < length; ++i) {
+          AttendOneQuery(shape, b.q + (first + i) * d, b.k + first * d, b.v + first * d, length,
+                         workspace.key_mask + first, b.scores, b.context + (first + i) * d);
+        }
+      }
+    }
+    EDGEMT_RETURN_IF_ERROR(layer.self_attention.output.Run(b.context, rows, b.projected, scratch, context.pool, context.profile));
+    {
+      ScopedTimer timer(context.profile, TimeCategory::kLayerNorm);
+      if (pre_norm) {
+        for (size_t i = 0; i < rows * d; ++i) b.x[i] += b.projected[i];
+        LayerNorm(b.x, rows, d, layer.feed_forward_norm.gamma, layer.feed_forward_norm.beta, eps, b.normed);
+      } else {
+        AddLayerNorm(b.x, b.projected, rows, d, layer.self_attention_norm.gamma, layer.self_attention_norm.beta, eps, b.x);
+      }
+    }
+    // Feed-forward sub-block.
+    EDGEMT_RETURN_IF_ERROR(layer.feed_forward.Run(pre_norm ? b.normed : b.x, rows, b.projected, b, context));
+    {
+      ScopedTimer timer(context.profile, TimeCategory::kLayerNorm);
+      if (pre_norm) {
+        for (size_t i = 0; i < rows * d; ++i) b.x[i] += b.projected[i];
+      } else {
+        AddLayerNorm(b.x, b.projected, rows, d, layer.feed_forward_norm.gamma, layer.feed_forward_norm.beta, eps, b.x);
+      }
+    }
+  }
+  ScopedTimer timer(context.profile, TimeCategory::kLayerNorm);
+  if (pre_norm) {
+    LayerNorm(b.x, rows, d, weights_->encoder_final_norm.gamma, weights_->encoder_final_norm.beta, eps, workspace.memory);
+  } else {
+    std::memcpy(workspace.memory, b.x, rows * d * sizeof(float));
+  }
+  return Status::Ok();
+}
+
+}  // namespace edgemt

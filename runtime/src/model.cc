@@ -1,0 +1,133 @@
+#include "edgemt/model.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <new>
+
+#include "edgemt_generated.h"
+#include "model_reader.h"
+#include "model_weights.h"
+
+namespace edgemt {
+
+// The model file's bytes: a read-only memory map, or a caller's buffer.
+struct Model::Storage {
+  const uint8_t* data = nullptr;
+  size_t size = 0;
+  bool mapped = false;
+
+  ~Storage() {
+    if (mapped) munmap(const_cast<uint8_t*>(data), size);
+  }
+};
+
+Model::Model(std::unique_ptr<Storage> storage, std::unique_ptr<ModelWeights> weights)
+    : storage_(std::move(storage)), weights_(std::move(weights)) {}
+
+Model::~Model() = default;
+
+Result<std::shared_ptr<const Model>> Model::Load(const std::string& path) {
+  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return Status(StatusCode::kNotFound, "cannot open " + path + ": " + std::strerror(errno));
+  struct stat info;
+  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+    close(fd);
+    return Status(StatusCode::kNotFound, path + " is not a regular file");
+  }
+  auto storage = std::unique_ptr<Storage>(new (std::nothrow) Storage);
+  if (!storage) {
+    close(fd);
+    return Status(StatusCode::kResourceExhausted, "out of memory");
+  }
+  storage->size = static_cast<size_t>(info.st_size);
+  if (storage->size == 0) {
+    close(fd);
+    return Status(StatusCode::kInvalidModel, path + ": the file is empty");
+  }
+  void* mapping = mmap(nullptr, storage->size, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  if (mapping == MAP_FAILED)
+    return Status(StatusCode::kResourceExhausted, "cannot map " + path + ": " + std::strerror(errno));
+  storage->data = static_cast<const uint8_t*>(mapping);
+  storage->mapped = true;
+  Result<std::shared_ptr<const Model>> model = FromStorage(std::move(storage));
+  if (!model.ok()) return Status(model.status().code(), path + ": " + model.status().message());
+  return model;
+}
+
+Result<std::shared_ptr<const Model>> Model::FromBuffer(const void* data, size_t size) {
+  if (data == nullptr || size == 0) return Status(StatusCode::kInvalidModel, "the buffer is empty");
+  if (reinterpret_cast<uintptr_t>(data) % 64 != 0)
+    return Status(StatusCode::kInvalidArgument, "the model buffer must be 64-byte aligned");
+  auto storage = std::unique_ptr<Storage>(new (std::nothrow) Storage);
+  if (!storage) return Status(StatusCode::kResourceExhausted, "out of memory");
+  storage->data = static_cast<const uint8_t*>(data);
+  storage->size = size;
+  return FromStorage(std::move(storage));
+}
+
+Result<std::shared_ptr<const Model>> Model::FromStorage(std::unique_ptr<Storage> storage) {
+  auto weights = std::unique_ptr<ModelWeights>(new (std::nothrow) ModelWeights);
+  if (!weights) return Status(StatusCode::kResourceExhausted, "out of memory");
+  EDGEMT_RETURN_IF_ERROR(ReadModel(storage->data, storage->size, weights.get()));
+  std::shared_ptr<const Model> model(new (std::nothrow) Model(std::move(storage), std::move(weights)));
+  if (!model) return Status(StatusCode::kResourceExhausted, "out of memory");
+  return model;
+}
+
+const ModelConfig& Model::config() const { return weights_->config; }
+bool Model::is_int8() const { return weights_->is_int8; }
+size_t Model::file_size() const { return storage_->size; }
+const ModelWeights& Model::weights() const { return *weights_; }
+
+namespace {
+
+std::string_view Bytes(const flatbuffers::Vector<uint8_t>* bytes) {
+  if (bytes == nullptr) return {};
+  return std::string_view(reinterpret_cast<const char*>(bytes->data()), bytes->size());
+}
+
+std::string_view Text(const flatbuffers::String* text) {
+  return text == nullptr ? std::string_view() : std::string_view(text->c_str(), text->size());
+}
+
+}  // namespace
+
+std::string_view Model::source_tokenizer() const {
+  const fb::Tokenizer* tokenizer = fb::GetModel(storage_->data)->tokenizer();
+  return tokenizer == nullptr ? std::string_view() : Bytes(tokenizer->source_model());
+}
+
+std::string_view Model::target_tokenizer() const {
+  const fb::Tokenizer* tokenizer = fb::GetModel(storage_->data)->tokenizer();
+  if (tokenizer == nullptr) return {};
+  std::string_view target = Bytes(tokenizer->target_model());
+  return target.empty() ? Bytes(tokenizer->source_model()) : target;
+}
+
+#define EDGEMT_METADATA_ACCESSOR(name)                                   \
+  std::string_view Model::name() const {                                 \
+    const fb::Metadata* metadata = fb::GetModel(storage_->data)->metadata(); \
+    return metadata == nullptr ? std::string_view() : Text(metadata->name()); \
+  }
+EDGEMT_METADATA_ACCESSOR(source_language)
+EDGEMT_METADATA_ACCESSOR(target_language)
+EDGEMT_METADATA_ACCESSOR(converter_version)
+EDGEMT_METADATA_ACCESSOR(calibration_summary)
+#undef EDGEMT_METADATA_ACCESSOR
+
+void Model::ReleasePages(const void* data, size_t size) const {
+  if (!storage_->mapped || size == 0) return;
+  // Only whole pages inside [data, data + size): neighbours may still be used in place.
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) & ~(page - 1);
+  uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size) & ~(page - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
+}
+
+}  // namespace edgemt

@@ -1,0 +1,297 @@
+#include "model_reader.h"
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "edgemt_generated.h"
+
+namespace edgemt {
+namespace {
+
+Status Invalid(const std::string& message) { return Status(StatusCode::kInvalidModel, message); }
+
+bool PositiveFinite(float v) { return std::isfinite(v) && v > 0.0f; }
+
+// Reads one Tensor and checks it has `rows` x `cols` elements of an allowed type.
+Status ReadMatrix(const fb::Tensor* tensor, const std::string& name, int rows, int cols,
+                  bool allow_int8, MatrixView* out) {
+  if (tensor == nullptr) return Invalid("tensor " + name + " is missing");
+  const auto* shape = tensor->shape();
+  const auto* data = tensor->data();
+  if (shape == nullptr || data == nullptr) return Invalid("tensor " + name + " has no shape or data");
+  bool shape_ok = (shape->size() == 2 && shape->Get(0) == static_cast<uint32_t>(rows) &&
+                   shape->Get(1) == static_cast<uint32_t>(cols)) ||
+                  (cols == 1 && shape->size() == 1 && shape->Get(0) == static_cast<uint32_t>(rows));
+  if (!shape_ok) {
+    std::string dims;
+    for (uint32_t dim : *shape) dims += (dims.empty() ? "" : "x") + std::to_string(dim);
+    return Invalid("tensor " + name + " has shape [" + dims + "], expected [" + std::to_string(rows) +
+                   (cols == 1 ? "" : "x" + std::to_string(cols)) + "]");
+  }
+  out->rows = rows;
+  out->cols = cols;
+  out->data = data->data();
+  out->scales = nullptr;
+  switch (tensor->type()) {
+    case fb::TensorType::Float32:
+      out->type = WeightType::kFloat32;
+      if (reinterpret_cast<uintptr_t>(data->data()) % alignof(float) != 0)
+        return Invalid("tensor " + name + " is not aligned");
+      break;
+    case fb::TensorType::Int8: {
+      if (!allow_int8) return Invalid("tensor " + name + " must be float32");
+      out->type = WeightType::kInt8;
+      const auto* scales = tensor->scales();
+      if (scales == nullptr || scales->size() != static_cast<uint32_t>(rows))
+        return Invalid("tensor " + name + " needs " + std::to_string(rows) + " scales, has " +
+                       std::to_string(scales == nullptr ? 0 : scales->size()));
+      for (uint32_t i = 0; i < scales->size(); ++i) {
+        if (!PositiveFinite(scales->Get(i)))
+          return Invalid("tensor " + name + " has a scale that is not a positive finite number (row " +
+                         std::to_string(i) + ")");
+      }
+      out->scales = scales->data();
+      break;
+    }
+    default:
+      return Invalid("tensor " + name + " has an unknown type " +
+                     std::to_string(static_cast<int>(tensor->type())));
+  }
+  if (data->size() != out->bytes())
+    return Invalid("tensor " + name + " has " + std::to_string(data->size()) + " bytes, its shape needs " +
+                   std::to_string(out->bytes()));
+  return Status::Ok();
+}
+
+Status ReadVector(const fb::Tensor* tensor, const std::string& name, int size, const float** out) {
+  MatrixView view;
+  EDGEMT_RETURN_IF_ERROR(ReadMatrix(tensor, name, size, 1, /*allow_int8=*/false, &view));
+  *out = view.f32();
+  return Status::Ok();
+}
+
+Status ReadQuant(const fb::QuantParams* params, const std::string& name, QuantParams* out) {
+  if (params == nullptr) return Invalid(name + " is missing");
+  if (!PositiveFinite(params->scale())) return Invalid(name + " has a scale that is not a positive finite number");
+  out->scale = params->scale();
+  out->zero_point = params->zero_point();
+  return Status::Ok();
+}
+
+// `tied_weight` (may be null) is used when the file has no weight of its own.
+Status ReadLinear(const fb::Linear* linear, const std::string& name, int out_features, int in_features,
+                  const MatrixView* tied_weight, LinearView* out) {
+  if (linear == nullptr) return Invalid("linear layer " + name + " is missing");
+  if (linear->weight() != nullptr || tied_weight == nullptr) {
+    EDGEMT_RETURN_IF_ERROR(ReadMatrix(linear->weight(), name + ".weight", out_features, in_features,
+                                      /*allow_int8=*/true, &out->weight));
+  } else {
+    out->weight = *tied_weight;
+  }
+  out->bias = nullptr;
+  if (linear->bias() != nullptr) EDGEMT_RETURN_IF_ERROR(ReadVector(linear->bias(), name + ".bias", out_features, &out->bias));
+  if (out->is_int8()) {
+    EDGEMT_RETURN_IF_ERROR(ReadQuant(linear->input_quant(), name + ".input_quant", &out->input_quant));
+    EDGEMT_RETURN_IF_ERROR(ReadQuant(linear->output_quant(), name + ".output_quant", &out->output_quant));
+    // XNNPACK requantizes with input_scale * weight_scale / output_scale and needs it below 256.
+    for (int r = 0; r < out_features; ++r) {
+      float requant = out->input_quant.scale * out->weight.scales[r] / out->output_quant.scale;
+      if (!(requant < 256.0f) || !(requant >= 0x1.0p-32f))
+        return Invalid(name + " has quantization scales whose ratio XNNPACK cannot represent (row " +
+                       std::to_string(r) + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+Status ReadLayerNorm(const fb::LayerNorm* norm, const std::string& name, int d, LayerNormView* out) {
+  if (norm == nullptr) return Invalid("layer norm " + name + " is missing");
+  EDGEMT_RETURN_IF_ERROR(ReadVector(norm->gamma(), name + ".gamma", d, &out->gamma));
+  return ReadVector(norm->beta(), name + ".beta", d, &out->beta);
+}
+
+Status ReadAttention(const fb::Attention* attention, const std::string& name, int d, AttentionView* out) {
+  if (attention == nullptr) return Invalid("attention " + name + " is missing");
+  EDGEMT_RETURN_IF_ERROR(ReadLinear(attention->query(), name + ".query", d, d, nullptr, &out->query));
+  EDGEMT_RETURN_IF_ERROR(ReadLinear(attention->key(), name + ".key", d, d, nullptr, &out->key));
+  EDGEMT_RETURN_IF_ERROR(ReadLinear(attention->value(), name + ".value", d, d, nullptr, &out->value));
+  return ReadLinear(attention->output(), name + ".output", d, d, nullptr, &out->output);
+}
+
+Status ReadFeedForward(const fb::FeedForward* ffn, const std::string& name, int d, int d_ff,
+                       FeedForwardView* out) {
+  if (ffn == nullptr) return Invalid("feed-forward block " + name + " is missing");
+  EDGEMT_RETURN_IF_ERROR(ReadLinear(ffn->up(), name + ".up", d_ff, d, nullptr, &out->up));
+  return ReadLinear(ffn->down(), name + ".down", d, d_ff, nullptr, &out->down);
+}
+
+Status ReadConfig(const fb::Config* c, ModelConfig* out) {
+  if (c == nullptr) return Invalid("the config is missing");
+  // Bounds keep every size computation far from integer overflow.
+  auto check = [](uint32_t value, uint32_t max, const char* what) -> Status {
+    if (value == 0 || value > max)
+      return Invalid(std::string(what) + " is " + std::to_string(value) + ", expected 1.." + std::to_string(max));
+    return Status::Ok();
+  };
+  EDGEMT_RETURN_IF_ERROR(check(c->d_model(), 65536, "d_model"));
+  EDGEMT_RETURN_IF_ERROR(check(c->num_heads(), 1024, "num_heads"));
+  EDGEMT_RETURN_IF_ERROR(check(c->d_ff(), 1 << 20, "d_ff"));
+  EDGEMT_RETURN_IF_ERROR(check(c->encoder_layers(), 1024, "encoder_layers"));
+  EDGEMT_RETURN_IF_ERROR(check(c->decoder_layers(), 1024, "decoder_layers"));
+  EDGEMT_RETURN_IF_ERROR(check(c->source_vocab_size(), 1 << 24, "source_vocab_size"));
+  EDGEMT_RETURN_IF_ERROR(check(c->target_vocab_size(), 1 << 24, "target_vocab_size"));
+  EDGEMT_RETURN_IF_ERROR(check(c->max_positions(), 1 << 16, "max_positions"));
+  if (c->d_model() % c->num_heads() != 0)
+    return Invalid("d_model " + std::to_string(c->d_model()) + " is not divisible by num_heads " +
+                   std::to_string(c->num_heads()));
+  if (!PositiveFinite(c->layer_norm_epsilon())) return Invalid("layer_norm_epsilon must be positive and finite");
+  if (!PositiveFinite(c->embedding_scale())) return Invalid("embedding_scale must be positive and finite");
+  out->d_model = static_cast<int>(c->d_model());
+  out->num_heads = static_cast<int>(c->num_heads());
+  out->d_ff = static_cast<int>(c->d_ff());
+  out->encoder_layers = static_cast<int>(c->encoder_layers());
+  out->decoder_layers = static_cast<int>(c->decoder_layers());
+  out->source_vocab_size = static_cast<int>(c->source_vocab_size());
+  out->target_vocab_size = static_cast<int>(c->target_vocab_size());
+  out->max_positions = static_cast<int>(c->max_positions());
+  out->layer_norm_epsilon = c->layer_norm_epsilon();
+  out->embedding_scale = c->embedding_scale();
+  switch (c->norm()) {
+    case fb::NormPlacement::PostLN: out->norm = NormPlacement::kPostLN; break;
+    case fb::NormPlacement::PreLN: out->norm = NormPlacement::kPreLN; break;
+    default: return Invalid("unknown norm placement " + std::to_string(static_cast<int>(c->norm())));
+  }
+  switch (c->activation()) {
+    case fb::Activation::ReLU: out->activation = Activation::kReLU; break;
+    case fb::Activation::GELU: out->activation = Activation::kGELU; break;
+    case fb::Activation::SiLU: out->activation = Activation::kSiLU; break;
+    default: return Invalid("unknown activation " + std::to_string(static_cast<int>(c->activation())));
+  }
+  switch (c->position_encoding()) {
+    case fb::PositionEncoding::SinusoidalInterleaved:
+      out->position_encoding = PositionEncoding::kSinusoidalInterleaved;
+      break;
+    case fb::PositionEncoding::SinusoidalHalves: out->position_encoding = PositionEncoding::kSinusoidalHalves; break;
+    case fb::PositionEncoding::Learned: out->position_encoding = PositionEncoding::kLearned; break;
+    default:
+      return Invalid("unknown position encoding " + std::to_string(static_cast<int>(c->position_encoding())));
+  }
+  if (out->position_encoding != PositionEncoding::kLearned && out->d_model % 2 != 0)
+    return Invalid("sinusoidal positions need an even d_model");
+  out->shared_embeddings = c->shared_embeddings();
+  out->tied_output = c->tied_output();
+  if (out->shared_embeddings && c->source_vocab_size() != c->target_vocab_size())
+    return Invalid("shared embeddings need equal source and target vocabulary sizes");
+  out->pad_id = c->pad_id();
+  out->unk_id = c->unk_id();
+  out->bos_id = c->bos_id();
+  out->eos_id = c->eos_id();
+  out->decoder_start_id = c->decoder_start_id();
+  auto check_id = [](int id, int vocab, const char* what) -> Status {
+    if (id < 0 || id >= vocab)
+      return Invalid(std::string(what) + " " + std::to_string(id) + " is outside the vocabulary of " +
+                     std::to_string(vocab));
+    return Status::Ok();
+  };
+  EDGEMT_RETURN_IF_ERROR(check_id(out->pad_id, out->source_vocab_size, "pad_id"));
+  EDGEMT_RETURN_IF_ERROR(check_id(out->eos_id, out->target_vocab_size, "eos_id"));
+  EDGEMT_RETURN_IF_ERROR(check_id(out->decoder_start_id, out->target_vocab_size, "decoder_start_id"));
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
+  if (data == nullptr || size < 8) return Invalid("the file is empty or too short to be a model (" + std::to_string(size) + " bytes)");
+  if (!flatbuffers::BufferHasIdentifier(data, fb::ModelIdentifier()))
+    return Invalid("not an EdgeMT model file (identifier is not \"" + std::string(fb::ModelIdentifier()) + "\")");
+  flatbuffers::Verifier verifier(data, size, /*max_depth=*/64, /*max_tables=*/10000000);
+  if (!fb::VerifyModelBuffer(verifier)) return Invalid("the file is corrupt or truncated (FlatBuffer verification failed)");
+  const fb::Model* model = fb::GetModel(data);
+  if (model->format_major() != kFormatMajor)
+    return Status(StatusCode::kUnsupported, "model format version " + std::to_string(model->format_major()) + "." +
+                                                std::to_string(model->format_minor()) + " is not supported (this runtime reads " +
+                                                std::to_string(kFormatMajor) + ".x)");
+  ModelConfig& config = weights->config;
+  EDGEMT_RETURN_IF_ERROR(ReadConfig(model->config(), &config));
+  const int d = config.d_model;
+  const fb::Encoder* encoder = model->encoder();
+  const fb::Decoder* decoder = model->decoder();
+  if (encoder == nullptr) return Invalid("the encoder is missing");
+  if (decoder == nullptr) return Invalid("the decoder is missing");
+
+  EDGEMT_RETURN_IF_ERROR(ReadMatrix(decoder->token_embedding(), "decoder.token_embedding", config.target_vocab_size, d,
+                                    /*allow_int8=*/true, &weights->target_embedding));
+  if (config.shared_embeddings) {
+    weights->source_embedding = weights->target_embedding;
+  } else {
+    EDGEMT_RETURN_IF_ERROR(ReadMatrix(encoder->token_embedding(), "encoder.token_embedding", config.source_vocab_size,
+                                      d, /*allow_int8=*/true, &weights->source_embedding));
+  }
+  if (config.position_encoding == PositionEncoding::kLearned) {
+    MatrixView table;
+    EDGEMT_RETURN_IF_ERROR(ReadMatrix(encoder->positions(), "encoder.positions", config.max_positions, d, false, &table));
+    weights->source_positions = table.f32();
+    EDGEMT_RETURN_IF_ERROR(ReadMatrix(decoder->positions(), "decoder.positions", config.max_positions, d, false, &table));
+    weights->target_positions = table.f32();
+  }
+
+  const auto* encoder_layers = encoder->layers();
+  const uint32_t encoder_count = encoder_layers == nullptr ? 0 : encoder_layers->size();
+  if (encoder_count != static_cast<uint32_t>(config.encoder_layers))
+    return Invalid("the config declares " + std::to_string(config.encoder_layers) + " encoder layers, the file has " +
+                   std::to_string(encoder_count));
+  weights->encoder_layers.resize(encoder_count);
+  for (uint32_t i = 0; i < encoder_count; ++i) {
+    const fb::EncoderLayer* layer = encoder_layers->Get(i);
+    EncoderLayerView& view = weights->encoder_layers[i];
+    const std::string name = "encoder.layers[" + std::to_string(i) + "]";
+    if (layer == nullptr) return Invalid(name + " is missing");
+    EDGEMT_RETURN_IF_ERROR(ReadAttention(layer->self_attention(), name + ".self_attention", d, &view.self_attention));
+    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->self_attention_norm(), name + ".self_attention_norm", d, &view.self_attention_norm));
+    EDGEMT_RETURN_IF_ERROR(ReadFeedForward(layer->feed_forward(), name + ".feed_forward", d, config.d_ff, &view.feed_forward));
+    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->feed_forward_norm(), name + ".feed_forward_norm", d, &view.feed_forward_norm));
+  }
+
+  const auto* decoder_layers = decoder->layers();
+  const uint32_t decoder_count = decoder_layers == nullptr ? 0 : decoder_layers->size();
+  if (decoder_count != static_cast<uint32_t>(config.decoder_layers))
+    return Invalid("the config declares " + std::to_string(config.decoder_layers) + " decoder layers, the file has " +
+                   std::to_string(decoder_count));
+  weights->decoder_layers.resize(decoder_count);
+  for (uint32_t i = 0; i < decoder_count; ++i) {
+    const fb::DecoderLayer* layer = decoder_layers->Get(i);
+    DecoderLayerView& view = weights->decoder_layers[i];
+    const std::string name = "decoder.layers[" + std::to_string(i) + "]";
+    if (layer == nullptr) return Invalid(name + " is missing");
+    EDGEMT_RETURN_IF_ERROR(ReadAttention(layer->self_attention(), name + ".self_attention", d, &view.self_attention));
+    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->self_attention_norm(), name + ".self_attention_norm", d, &view.self_attention_norm));
+    EDGEMT_RETURN_IF_ERROR(ReadAttention(layer->cross_attention(), name + ".cross_attention", d, &view.cross_attention));
+    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->cross_attention_norm(), name + ".cross_attention_norm", d, &view.cross_attention_norm));
+    EDGEMT_RETURN_IF_ERROR(ReadFeedForward(layer->feed_forward(), name + ".feed_forward", d, config.d_ff, &view.feed_forward));
+    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->feed_forward_norm(), name + ".feed_forward_norm", d, &view.feed_forward_norm));
+  }
+
+  if (config.norm == NormPlacement::kPreLN) {
+    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(encoder->final_norm(), "encoder.final_norm", d, &weights->encoder_final_norm));
+    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(decoder->final_norm(), "decoder.final_norm", d, &weights->decoder_final_norm));
+  }
+  if (decoder->output_projection() != nullptr && decoder->output_projection()->weight() == nullptr && !config.tied_output)
+    return Invalid("decoder.output_projection.weight is missing and the config does not tie it to the embedding");
+  EDGEMT_RETURN_IF_ERROR(ReadLinear(decoder->output_projection(), "decoder.output_projection", config.target_vocab_size,
+                                    d, config.tied_output ? &weights->target_embedding : nullptr,
+                                    &weights->output_projection));
+
+  // The file is int8 when any weight is; embeddings and projections may be either.
+  bool any_int8 = weights->target_embedding.type == WeightType::kInt8 ||
+                  weights->source_embedding.type == WeightType::kInt8 || weights->output_projection.is_int8();
+  for (const auto& layer : weights->encoder_layers)
+    any_int8 = any_int8 || layer.feed_forward.up.is_int8() || layer.self_attention.query.is_int8();
+  for (const auto& layer : weights->decoder_layers)
+    any_int8 = any_int8 || layer.feed_forward.up.is_int8() || layer.self_attention.query.is_int8();
+  weights->is_int8 = any_int8;
+  return Status::Ok();
+}
+
+}  // namespace edgemt

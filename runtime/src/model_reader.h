@@ -1,0 +1,20 @@
+// Verifies a model file's bytes and builds the typed views of ModelWeights.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "edgemt/status.h"
+#include "model_weights.h"
+
+namespace edgemt {
+
+constexpr uint16_t kFormatMajor = 1;
+constexpr uint16_t kFormatMinor = 0;
+
+// Checks the FlatBuffer structure, the identifier, the version, the
+// hyperparameters and every tensor's type, shape, size, alignment and
+// scales. On success `weights` points into `data`.
+Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights);
+
+}  // namespace edgemt

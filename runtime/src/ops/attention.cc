@@ -1,0 +1,42 @@
+#include "ops/attention.h"
+
+#include <cmath>
+#include <limits>
+
+namespace edgemt {
+
+void AttendOneQuery(const AttentionShape& shape, const float* q, const float* k, const float* v, size_t num_keys,
+                    const uint8_t* key_mask, float* scores, float* out) {
+  const size_t dh = shape.d_head;
+  const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
+  for (size_t h = 0; h < shape.num_heads; ++h) {
+    const float* qh = q + h * dh;
+    float max_score = -std::numeric_limits<float>::infinity();
+    for (size_t j = 0; j < num_keys; ++j) {
+      if (key_mask != nullptr && key_mask[j] == 0) continue;
+      const float* kj = k + j * shape.kv_stride + h * dh;
+      float dot = 0.0f;
+      for (size_t i = 0; i < dh; ++i) dot += qh[i] * kj[i];
+      scores[j] = dot * scale;
+      if (scores[j] > max_score) max_score = scores[j];
+    }
+    float* oh = out + h * dh;
+    for (size_t i = 0; i < dh; ++i) oh[i] = 0.0f;
+    if (max_score == -std::numeric_limits<float>::infinity()) continue;  // no visible key
+    float sum = 0.0f;
+    for (size_t j = 0; j < num_keys; ++j) {
+      if (key_mask != nullptr && key_mask[j] == 0) continue;
+      scores[j] = std::exp(scores[j] - max_score);
+      sum += scores[j];
+    }
+    const float inv_sum = 1.0f / sum;
+    for (size_t j = 0; j < num_keys; ++j) {
+      if (key_mask != nullptr && key_mask[j] == 0) continue;
+      const float p = scores[j] * inv_sum;
+      const float* vj = v + j * shape.kv_stride + h * dh;
+      for (size_t i = 0; i < dh; ++i) oh[i] += p * vj[i];
+    }
+  }
+}
+
+}  // namespace edgemt

@@ -1,0 +1,39 @@
+#include "ops/embedding.h"
+
+#include <cmath>
+
+namespace edgemt {
+
+void FillSinusoidalTable(PositionEncoding layout, size_t num_positions, size_t d, float* table) {
+  const size_t half = d / 2;
+  const float exponent_step = static_cast<float>(-std::log(10000.0) / static_cast<double>(d));
+  for (size_t p = 0; p < num_positions; ++p) {
+    float* row = table + p * d;
+    for (size_t i = 0; i < half; ++i) {
+      const float frequency = std::exp(static_cast<float>(2 * i) * exponent_step);
+      const float angle = static_cast<float>(p) * frequency;
+      if (layout == PositionEncoding::kSinusoidalInterleaved) {
+        row[2 * i] = std::sin(angle);
+        row[2 * i + 1] = std::cos(angle);
+      } else {
+        row[i] = std::sin(angle);
+        row[half + i] = std::cos(angle);
+      }
+    }
+  }
+}
+
+void EmbedToken(const MatrixView& embedding, int32_t token, float scale, const float* positions, float* out) {
+  const size_t d = static_cast<size_t>(embedding.cols);
+  const size_t offset = static_cast<size_t>(token) * d;
+  if (embedding.type == WeightType::kInt8) {
+    const int8_t* row = embedding.i8() + offset;
+    const float row_scale = embedding.scales[token];
+    for (size_t i = 0; i < d; ++i) out[i] = (static_cast<float>(row[i]) * row_scale) * scale + positions[i];
+  } else {
+    const float* row = embedding.f32() + offset;
+    for (size_t i = 0; i < d; ++i) out[i] = row[i] * scale + positions[i];
+  }
+}
+
+}  // namespace edgemt

@@ -1,0 +1,100 @@
+#include "ops/linear.h"
+
+#include <cmath>
+#include <limits>
+#include <new>
+#include <utility>
+#include <vector>
+
+#include "ops/quantize.h"
+#include "profiler.h"
+
+namespace edgemt {
+
+LinearOp::~LinearOp() {
+  if (op_ != nullptr) xnn_delete_operator(op_);
+}
+
+LinearOp::LinearOp(LinearOp&& other) noexcept { *this = std::move(other); }
+
+LinearOp& LinearOp::operator=(LinearOp&& other) noexcept {
+  if (this != &other) {
+    if (op_ != nullptr) xnn_delete_operator(op_);
+    op_ = std::exchange(other.op_, nullptr);
+    view_ = other.view_;
+    in_features_ = other.in_features_;
+    out_features_ = other.out_features_;
+    int8_ = other.int8_;
+  }
+  return *this;
+}
+
+Status LinearOp::Create(const LinearView& view, bool fuse_relu, const char* name) {
+  view_ = view;
+  in_features_ = view.weight.cols;
+  out_features_ = view.weight.rows;
+  int8_ = view.is_int8();
+  xnn_status status;
+  if (!int8_) {
+    const float lo = fuse_relu ? 0.0f : -std::numeric_limits<float>::infinity();
+    status = xnn_create_fully_connected_nc_f32(in_features_, out_features_, in_features_, out_features_,
+                                               view.weight.f32(), view.bias, lo,
+                                               std::numeric_limits<float>::infinity(), 0, &op_);
+  } else {
+    // Bias in the accumulator's units: input_scale * weight_scale[row].
+    std::vector<int32_t> bias(static_cast<size_t>(out_features_), 0);
+    if (view.bias != nullptr) {
+      for (int r = 0; r < out_features_; ++r) {
+        double q = std::nearbyint(static_cast<double>(view.bias[r]) /
+                                  (static_cast<double>(view.input_quant.scale) * view.weight.scales[r]));
+        if (!(std::fabs(q) < 2147483647.0))
+          return Status(StatusCode::kInvalidModel, std::string(name) + ": a bias does not fit the int8 accumulator");
+        bias[static_cast<size_t>(r)] = static_cast<int32_t>(q);
+      }
+    }
+    const int8_t lo = fuse_relu ? view.output_quant.zero_point : int8_t{-128};
+    status = xnn_create_convolution2d_nhwc_qc8(
+        /*padding*/ 0, 0, 0, 0, /*kernel*/ 1, 1, /*subsampling*/ 1, 1, /*dilation*/ 1, 1, /*groups*/ 1,
+        in_features_, out_features_, in_features_, out_features_, view.input_quant.zero_point,
+        view.input_quant.scale, view.weight.scales, view.weight.i8(), bias.data(), view.output_quant.zero_point,
+        view.output_quant.scale, lo, 127, 0, &op_);
+  }
+  if (status == xnn_status_out_of_memory)
+    return Status(StatusCode::kResourceExhausted, std::string(name) + ": out of memory packing weights");
+  if (status != xnn_status_success)
+    return Status(StatusCode::kInternal,
+                  std::string(name) + ": XNNPACK refused the layer (status " + std::to_string(status) + ")");
+  return Status::Ok();
+}
+
+Status LinearOp::Run(const float* in, size_t rows, float* out, const LinearScratch& scratch, pthreadpool_t pool,
+                     TranslationProfile* profile) const {
+  if (rows == 0) return Status::Ok();
+  const size_t macs = rows * static_cast<size_t>(in_features_) * static_cast<size_t>(out_features_);
+  pthreadpool_t threads = macs >= kMinParallelMacs ? pool : nullptr;
+  xnn_status status;
+  if (!int8_) {
+    ScopedTimer timer(profile, TimeCategory::kXnnpack);
+    status = xnn_setup_fully_connected_nc_f32(op_, rows, in, out, threads);
+    if (status == xnn_status_success) status = xnn_run_operator(op_, threads);
+  } else {
+    {
+      ScopedTimer timer(profile, TimeCategory::kOther);
+      QuantizeInt8(in, rows * in_features_, view_.input_quant.scale, view_.input_quant.zero_point, scratch.input);
+    }
+    {
+      ScopedTimer timer(profile, TimeCategory::kXnnpack);
+      status = xnn_setup_convolution2d_nhwc_qc8(op_, rows, 1, 1, scratch.input, scratch.output, threads);
+      if (status == xnn_status_success) status = xnn_run_operator(op_, threads);
+    }
+    if (status == xnn_status_success) {
+      ScopedTimer timer(profile, TimeCategory::kOther);
+      DequantizeInt8(scratch.output, rows * out_features_, view_.output_quant.scale, view_.output_quant.zero_point, out);
+    }
+  }
+  if (status != xnn_status_success)
+    return Status(StatusCode::kInternal, "XNNPACK failed to run a linear layer (status " + std::to_string(status) + ")");
+  return Status::Ok();
+}
+
+}  // namespace edgemt

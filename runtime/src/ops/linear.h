@@ -1,0 +1,59 @@
+// A Linear layer executed by XNNPACK: float32 fully-connected, or int8 with
+// per-channel weight scales (a 1x1 qc8 convolution in this XNNPACK), which
+// quantizes its float input and dequantizes its int8 output (docs/int8.md).
+// The operator is created and the weights packed once, in Create.
+#pragma once
+
+#include <pthreadpool.h>
+#include <xnnpack.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "edgemt/status.h"
+#include "edgemt/translator.h"
+#include "model_weights.h"
+
+namespace edgemt {
+
+// Scratch for the int8 path: [rows, in] and [rows, out] int8 elements.
+struct LinearScratch {
+  int8_t* input = nullptr;
+  int8_t* output = nullptr;
+};
+
+class LinearOp {
+ public:
+  LinearOp() = default;
+  ~LinearOp();
+  LinearOp(const LinearOp&) = delete;
+  LinearOp& operator=(const LinearOp&) = delete;
+  LinearOp(LinearOp&& other) noexcept;
+  LinearOp& operator=(LinearOp&& other) noexcept;
+
+  // `fuse_relu` clamps the output at zero inside the GEMM.
+  Status Create(const LinearView& view, bool fuse_relu, const char* name);
+
+  // out[rows, out_features] = in[rows, in_features] W^T + b. Uses `pool`
+  // only when the product is large enough for a second thread to pay.
+  Status Run(const float* in, size_t rows, float* out, const LinearScratch& scratch, pthreadpool_t pool,
+             TranslationProfile* profile) const;
+
+  int in_features() const { return in_features_; }
+  int out_features() const { return out_features_; }
+  bool is_int8() const { return int8_; }
+  const LinearView& view() const { return view_; }
+
+ private:
+  xnn_operator_t op_ = nullptr;
+  LinearView view_;
+  int in_features_ = 0;
+  int out_features_ = 0;
+  bool int8_ = false;
+};
+
+// Work (multiply-adds) below which a GEMM runs on the calling thread alone:
+// waking another thread costs more than it saves.
+constexpr size_t kMinParallelMacs = size_t{1} << 21;
+
+}  // namespace edgemt

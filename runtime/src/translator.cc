@@ -1,0 +1,304 @@
+#include "edgemt/translator.h"
+
+#include <cpuinfo.h>
+#include <pthreadpool.h>
+#include <xnnpack.h>
+
+#include <algorithm>
+#include <chrono>
+#include <new>
+#include <string>
+
+#include "arena.h"
+#include "decoding/next_token.h"
+#include "layers/decoder.h"
+#include "layers/encoder.h"
+#include "ops/embedding.h"
+#include "workspace.h"
+
+namespace edgemt {
+namespace {
+
+Status InvalidArgument(const std::string& message) { return Status(StatusCode::kInvalidArgument, message); }
+
+// Fills in defaults and checks the options against the model.
+Status ResolveOptions(const ModelConfig& config, TranslatorOptions* options) {
+  if (options->max_source_length == 0) options->max_source_length = config.max_positions;
+  if (options->max_target_length == 0) options->max_target_length = config.max_positions;
+  if (options->max_batch_size < 1 || options->max_batch_size > 65536)
+    return InvalidArgument("max_batch_size must be 1..65536, not " + std::to_string(options->max_batch_size));
+  if (options->max_source_length < 1 || options->max_source_length > config.max_positions)
+    return InvalidArgument("max_source_length must be 1.." + std::to_string(config.max_positions) +
+                           " (the model's positions), not " + std::to_string(options->max_source_length));
+  if (options->max_target_length < 1 || options->max_target_length > config.max_positions)
+    return InvalidArgument("max_target_length must be 1.." + std::to_string(config.max_positions) +
+                           " (the model's positions), not " + std::to_string(options->max_target_length));
+  if (options->num_threads < 0 || options->num_threads > 256)
+    return InvalidArgument("num_threads must be 0..256, not " + std::to_string(options->num_threads));
+  if (options->num_threads == 0) {
+    options->num_threads = cpuinfo_initialize() ? static_cast<int>(cpuinfo_get_cores_count()) : 1;
+    options->num_threads = std::max(1, options->num_threads);
+  }
+  return Status::Ok();
+}
+
+Limits LimitsOf(const TranslatorOptions& options) {
+  return Limits{static_cast<size_t>(options.max_batch_size), static_cast<size_t>(options.max_source_length),
+                static_cast<size_t>(options.max_target_length)};
+}
+
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The layers' weights now live packed inside XNNPACK: the mapped file pages
+// need not stay resident too. Embeddings and an int8 output projection
+// (rescoring reads its rows) are still used in place.
+void ReleasePackedWeights(const Model& model) {
+  const ModelWeights& weights = model.weights();
+  auto release = [&](const LinearView& linear) { model.ReleasePages(linear.weight.data, linear.weight.bytes()); };
+  auto release_attention = [&](const AttentionView& attention) {
+    release(attention.query);
+    release(attention.key);
+    release(attention.value);
+    release(attention.output);
+  };
+  for (const EncoderLayerView& layer : weights.encoder_layers) {
+    release_attention(layer.self_attention);
+    release(layer.feed_forward.up);
+    release(layer.feed_forward.down);
+  }
+  for (const DecoderLayerView& layer : weights.decoder_layers) {
+    release_attention(layer.self_attention);
+    release_attention(layer.cross_attention);
+    release(layer.feed_forward.up);
+    release(layer.feed_forward.down);
+  }
+  if (!weights.config.tied_output && !weights.output_projection.is_int8()) release(weights.output_projection);
+}
+
+struct AlignedDelete {
+  void operator()(uint8_t* p) const { ::operator delete[](p, std::align_val_t(ArenaLayout::kAlignment)); }
+};
+
+}  // namespace
+
+struct Translator::Impl {
+  std::shared_ptr<const Model> model;
+  TranslatorOptions options;
+  Limits limits;
+  Workspace workspace;
+  ArenaLayout layout;
+  std::unique_ptr<uint8_t[], AlignedDelete> owned_arena;
+  Encoder encoder;
+  Decoder decoder;
+  pthreadpool_t pool = nullptr;
+  TranslationProfile profile;
+  // The batch the last Encode call set up.
+  size_t batch_count = 0;
+  size_t batch_length = 0;
+  size_t next_step = 0;
+
+  ~Impl() {
+    if (pool != nullptr) pthreadpool_destroy(pool);
+  }
+
+  RunContext context() { return RunContext{pool, options.profile ? &profile : nullptr}; }
+
+  Status CheckSources(const TokenIds* sources, size_t count) const {
+    if (sources == nullptr || count == 0) return InvalidArgument("no sources to translate");
+    if (count > limits.batch)
+      return InvalidArgument("a batch of " + std::to_string(count) + " is more than the translator's max_batch_size " +
+                             std::to_string(limits.batch));
+    const int vocab = model->config().source_vocab_size;
+    for (size_t s = 0; s < count; ++s) {
+      if (sources[s].size == 0 || sources[s].data == nullptr)
+        return InvalidArgument("source " + std::to_string(s) + " is empty (a source ends with </s>)");
+      if (sources[s].size > limits.source)
+        return InvalidArgument("source " + std::to_string(s) + " has " + std::to_string(sources[s].size) +
+                               " ids, more than the translator's max_source_length " + std::to_string(limits.source));
+      for (size_t i = 0; i < sources[s].size; ++i) {
+        const int32_t id = sources[s].data[i];
+        if (id < 0 || id >= vocab)
+          return InvalidArgument("id " + std::to_string(id) + " at position " + std::to_string(i) + " of source " +
+                                 std::to_string(s) + " is outside the source vocabulary (0.." +
+                                 std::to_string(vocab - 1) + ")");
+      }
+    }
+    return Status::Ok();
+  }
+
+  Status Encode(const TokenIds* sources, size_t count) {
+    EDGEMT_RETURN_IF_ERROR(CheckSources(sources, count));
+    const auto start = std::chrono::steady_clock::now();
+    size_t length = 0;
+    for (size_t s = 0; s < count; ++s) length = std::max(length, sources[s].size);
+    batch_count = 0;  // unusable until encoding succeeds
+    const RunContext run = context();
+    EDGEMT_RETURN_IF_ERROR(encoder.Run(sources, count, length, workspace, run));
+    EDGEMT_RETURN_IF_ERROR(decoder.PrepareCrossAttention(count, length, workspace, run));
+    batch_count = count;
+    batch_length = length;
+    next_step = 0;
+    if (options.profile) profile.encoder_ms += MillisecondsSince(start);
+    return Status::Ok();
+  }
+
+  Status DecodeStep(const int32_t* tokens) {
+    if (batch_count == 0) return InvalidArgument("DecodeStep needs a successful Encode first");
+    if (next_step >= limits.target)
+      return InvalidArgument("the translator's max_target_length " + std::to_string(limits.target) + " is reached");
+    const int vocab = model->config().target_vocab_size;
+    for (size_t s = 0; s < batch_count; ++s) {
+      if (tokens[s] < 0 || tokens[s] >= vocab)
+        return InvalidArgument("target id " + std::to_string(tokens[s]) + " is outside the target vocabulary");
+    }
+    const auto start = std::chrono::steady_clock::now();
+    EDGEMT_RETURN_IF_ERROR(decoder.Step(tokens, batch_count, next_step, batch_length, workspace, context()));
+    ++next_step;
+    if (options.profile) {
+      profile.decoder_ms += MillisecondsSince(start);
+      ++profile.decoder_steps;
+    }
+    return Status::Ok();
+  }
+
+  Status Translate(const TokenIds* sources, size_t count, TokenIds* outputs, const DecodeOptions& decode) {
+    if (outputs == nullptr) return InvalidArgument("outputs must not be null");
+    if (decode.max_length < 0 || static_cast<size_t>(decode.max_length) > limits.target)
+      return InvalidArgument("max_length " + std::to_string(decode.max_length) +
+                             " is outside the translator's max_target_length " + std::to_string(limits.target));
+    if (decode.min_length < 0) return InvalidArgument("min_length must not be negative");
+    EDGEMT_RETURN_IF_ERROR(Encode(sources, count));
+
+    const ModelConfig& config = model->config();
+    const size_t vocab = static_cast<size_t>(config.target_vocab_size);
+    const LinearOp& projection = decoder.output_projection();
+    size_t longest = 0;
+    for (size_t s = 0; s < count; ++s) {
+      workspace.step_tokens[s] = config.decoder_start_id;
+      workspace.output_lengths[s] = 0;
+      workspace.finished[s] = 0;
+      longest = std::max(longest, StepsFor(sources[s].size, decode));
+    }
+    for (size_t step = 0; step < longest; ++step) {
+      EDGEMT_RETURN_IF_ERROR(DecodeStep(workspace.step_tokens));
+      const auto start = std::chrono::steady_clock::now();
+      bool all_finished = true;
+      for (size_t s = 0; s < count; ++s) {
+        if (workspace.finished[s]) continue;
+        const int32_t produced = workspace.output_lengths[s];
+        const int32_t banned = produced < decode.min_length ? config.eos_id : -1;
+        Int8Logits int8{workspace.decoder.output8 + s * vocab,
+                        decoder.projection_input(workspace) + s * static_cast<size_t>(config.d_model),
+                        &projection.view()};
+        const int32_t next = NextToken(workspace.logits + s * vocab, vocab, banned, projection.is_int8() ? &int8 : nullptr);
+        workspace.step_tokens[s] = next;
+        if (next == config.eos_id) {
+          workspace.finished[s] = 1;
+          continue;
+        }
+        workspace.output_ids[s * limits.target + static_cast<size_t>(produced)] = next;
+        workspace.output_lengths[s] = produced + 1;
+        if (static_cast<size_t>(produced + 1) >= StepsFor(sources[s].size, decode)) workspace.finished[s] = 1;
+        all_finished = all_finished && workspace.finished[s];
+      }
+      if (options.profile) profile.other_ms += MillisecondsSince(start);
+      if (all_finished) break;
+    }
+    for (size_t s = 0; s < count; ++s)
+      outputs[s] = TokenIds{workspace.output_ids + s * limits.target, static_cast<size_t>(workspace.output_lengths[s])};
+    return Status::Ok();
+  }
+
+  // Decoder steps for a source of `source_size` ids (the reference's rule).
+  size_t StepsFor(size_t source_size, const DecodeOptions& decode) const {
+    if (decode.max_length > 0) return static_cast<size_t>(decode.max_length);
+    return std::min(2 * source_size + 10, limits.target);
+  }
+};
+
+Translator::Translator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Translator::~Translator() = default;
+
+Result<size_t> Translator::ArenaBytes(const Model& model, const TranslatorOptions& options) {
+  TranslatorOptions resolved = options;
+  EDGEMT_RETURN_IF_ERROR(ResolveOptions(model.config(), &resolved));
+  Workspace workspace;
+  ArenaLayout layout;
+  workspace.Plan(model.config(), model.is_int8(), LimitsOf(resolved), &layout);
+  return layout.total_bytes();
+}
+
+Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Model> model,
+                                                       const TranslatorOptions& options) {
+  if (model == nullptr) return InvalidArgument("the model is null");
+  auto impl = std::unique_ptr<Impl>(new (std::nothrow) Impl);
+  if (!impl) return Status(StatusCode::kResourceExhausted, "out of memory");
+  impl->model = std::move(model);
+  impl->options = options;
+  EDGEMT_RETURN_IF_ERROR(ResolveOptions(impl->model->config(), &impl->options));
+  impl->limits = LimitsOf(impl->options);
+  const ModelWeights& weights = impl->model->weights();
+
+  const xnn_status init = xnn_initialize(nullptr);
+  if (init != xnn_status_success)
+    return Status(StatusCode::kUnsupported, "XNNPACK cannot run on this CPU (status " + std::to_string(init) + ")");
+
+  // Plan, then allocate (or adopt) the one block all activations live in.
+  impl->workspace.Plan(weights.config, weights.is_int8, impl->limits, &impl->layout);
+  const size_t bytes = impl->layout.total_bytes();
+  uint8_t* base = static_cast<uint8_t*>(impl->options.arena);
+  if (base != nullptr) {
+    if (reinterpret_cast<uintptr_t>(base) % ArenaLayout::kAlignment != 0)
+      return InvalidArgument("the arena must be 64-byte aligned");
+    if (impl->options.arena_size < bytes)
+      return Status(StatusCode::kResourceExhausted, "the arena has " + std::to_string(impl->options.arena_size) +
+                                                        " bytes, these limits need " + std::to_string(bytes));
+  } else {
+    base = new (std::align_val_t(ArenaLayout::kAlignment), std::nothrow) uint8_t[bytes];
+    if (base == nullptr)
+      return Status(StatusCode::kResourceExhausted, "cannot allocate the " + std::to_string(bytes) + "-byte arena");
+    impl->owned_arena.reset(base);
+  }
+  impl->layout.Bind(base);
+  impl->options.arena = base;
+  impl->options.arena_size = bytes;
+
+  if (impl->workspace.positions != nullptr) {
+    FillSinusoidalTable(weights.config.position_encoding, std::max(impl->limits.source, impl->limits.target),
+                        static_cast<size_t>(weights.config.d_model), impl->workspace.positions);
+  }
+  if (impl->options.num_threads > 1) {
+    impl->pool = pthreadpool_create(static_cast<size_t>(impl->options.num_threads));
+    if (impl->pool == nullptr) return Status(StatusCode::kResourceExhausted, "cannot create the thread pool");
+  }
+  EDGEMT_RETURN_IF_ERROR(impl->encoder.Create(weights));
+  EDGEMT_RETURN_IF_ERROR(impl->decoder.Create(weights, impl->limits.target));
+  ReleasePackedWeights(*impl->model);
+  return std::unique_ptr<Translator>(new (std::nothrow) Translator(std::move(impl)));
+}
+
+Status Translator::Translate(const TokenIds* sources, size_t count, TokenIds* outputs, const DecodeOptions& options) {
+  return impl_->Translate(sources, count, outputs, options);
+}
+Status Translator::Encode(const TokenIds* sources, size_t count) { return impl_->Encode(sources, count); }
+Status Translator::DecodeStep(const int32_t* tokens) { return impl_->DecodeStep(tokens); }
+
+const float* Translator::encoder_output(size_t index) const {
+  if (index >= impl_->batch_count) return nullptr;
+  return impl_->workspace.memory + index * impl_->batch_length * static_cast<size_t>(impl_->model->config().d_model);
+}
+
+const float* Translator::logits(size_t index) const {
+  if (index >= impl_->batch_count || impl_->next_step == 0) return nullptr;
+  return impl_->workspace.logits + index * static_cast<size_t>(impl_->model->config().target_vocab_size);
+}
+
+const Model& Translator::model() const { return *impl_->model; }
+const TranslatorOptions& Translator::options() const { return impl_->options; }
+size_t Translator::arena_bytes() const { return impl_->layout.total_bytes(); }
+const TranslationProfile& Translator::profile() const { return impl_->profile; }
+void Translator::ResetProfile() { impl_->profile = TranslationProfile(); }
+
+}  // namespace edgemt

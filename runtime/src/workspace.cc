@@ -1,0 +1,62 @@
+#include "workspace.h"
+
+#include <algorithm>
+
+namespace edgemt {
+namespace {
+
+void PlanStack(size_t rows, size_t d, size_t d_ff, size_t longest_keys, size_t int8_out_width, bool int8,
+               StackBuffers* buffers, ArenaLayout* layout) {
+  layout->Add(&buffers->x, rows * d);
+  layout->Add(&buffers->normed, rows * d);
+  layout->Add(&buffers->q, rows * d);
+  layout->Add(&buffers->k, rows * d);
+  layout->Add(&buffers->v, rows * d);
+  layout->Add(&buffers->context, rows * d);
+  layout->Add(&buffers->projected, rows * d);
+  layout->Add(&buffers->hidden, rows * d_ff);
+  layout->Add(&buffers->scores, longest_keys);
+  if (int8) {
+    layout->Add(&buffers->input8, rows * std::max(d, d_ff));
+    layout->Add(&buffers->output8, rows * int8_out_width);
+  }
+}
+
+}  // namespace
+
+void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits, ArenaLayout* layout) {
+  const size_t d = static_cast<size_t>(config.d_model);
+  const size_t d_ff = static_cast<size_t>(config.d_ff);
+  const size_t vocab = static_cast<size_t>(config.target_vocab_size);
+  const size_t layers = static_cast<size_t>(config.decoder_layers);
+  const size_t source_rows = limits.batch * limits.source;
+  const size_t cache_rows = limits.batch * limits.target;
+
+  layout->Add(&memory, source_rows * d);
+  cross_keys.assign(layers, nullptr);
+  cross_values.assign(layers, nullptr);
+  self_keys.assign(layers, nullptr);
+  self_values.assign(layers, nullptr);
+  for (size_t i = 0; i < layers; ++i) {
+    layout->Add(&cross_keys[i], source_rows * d);
+    layout->Add(&cross_values[i], source_rows * d);
+    layout->Add(&self_keys[i], cache_rows * d);
+    layout->Add(&self_values[i], cache_rows * d);
+  }
+  layout->Add(&key_mask, source_rows);
+  if (config.position_encoding != PositionEncoding::kLearned)
+    layout->Add(&positions, std::max(limits.source, limits.target) * d);
+  layout->Add(&logits, limits.batch * vocab);
+  layout->Add(&output_ids, cache_rows);
+  layout->Add(&step_tokens, limits.batch);
+  layout->Add(&output_lengths, limits.batch);
+  layout->Add(&finished, limits.batch);
+
+  layout->BeginPhase();
+  PlanStack(source_rows, d, d_ff, limits.source, std::max(d, d_ff), int8, &encoder, layout);
+  layout->BeginPhase();
+  PlanStack(limits.batch, d, d_ff, std::max(limits.source, limits.target), std::max({d, d_ff, vocab}), int8,
+            &decoder, layout);
+}
+
+}  // namespace edgemt

@@ -1,0 +1,57 @@
+// Every activation buffer a translator uses, carved out of one arena.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "arena.h"
+#include "edgemt/model.h"
+
+namespace edgemt {
+
+// The sizes a memory plan is made for.
+struct Limits {
+  size_t batch = 1;
+  size_t source = 1;  // longest source, </s> included
+  size_t target = 1;  // most output ids (= decoder steps)
+};
+
+// Buffers of one stack (encoder or decoder) for `rows` rows at a time.
+struct StackBuffers {
+  float* x = nullptr;       // [rows, d] the residual stream
+  float* normed = nullptr;  // [rows, d] pre-LN input of a sub-block
+  float* q = nullptr;       // [rows, d]
+  float* k = nullptr;       // [rows, d]
+  float* v = nullptr;       // [rows, d]
+  float* context = nullptr; // [rows, d] attention output before its projection
+  float* projected = nullptr; // [rows, d] a sub-block's output
+  float* hidden = nullptr;  // [rows, d_ff]
+  float* scores = nullptr;  // [longest key sequence]
+  int8_t* input8 = nullptr;   // int8 GEMM input  [rows, max(d, d_ff)]
+  int8_t* output8 = nullptr;  // int8 GEMM output [rows, max(d, d_ff, vocab)]
+};
+
+struct Workspace {
+  // Persistent for a whole translation.
+  float* memory = nullptr;            // [batch * source, d] encoder output
+  std::vector<float*> cross_keys;     // per decoder layer [batch * source, d]
+  std::vector<float*> cross_values;
+  std::vector<float*> self_keys;      // per decoder layer [batch, target, d]
+  std::vector<float*> self_values;
+  uint8_t* key_mask = nullptr;        // [batch * source] 1 = a real source token
+  float* positions = nullptr;         // [max(source, target), d] sinusoidal table
+  float* logits = nullptr;            // [batch, target_vocab]
+  int32_t* output_ids = nullptr;      // [batch, target]
+  int32_t* step_tokens = nullptr;     // [batch] the tokens the next decoder step reads
+  int32_t* output_lengths = nullptr;  // [batch]
+  uint8_t* finished = nullptr;        // [batch]
+  // Phase buffers: the encoder's are dead once decoding starts.
+  StackBuffers encoder;  // rows = batch * source
+  StackBuffers decoder;  // rows = batch
+
+  // Plans every buffer above into `layout`; Bind the layout to fill them.
+  void Plan(const ModelConfig& config, bool int8, const Limits& limits, ArenaLayout* layout);
+};
+
+}  // namespace edgemt

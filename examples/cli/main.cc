@@ -1,0 +1,45 @@
+// edgemt-translate: standard input to standard output, one line per line.
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/line_translator.h"
+#include "cli/options.h"
+
+int main(int argc, char** argv) {
+  edgemt::cli::Options options;
+  std::string error;
+  if (!edgemt::cli::ParseOptions(argc, argv, &options, &error)) {
+    std::fprintf(stderr, "edgemt-translate: %s\n%s", error.c_str(), edgemt::cli::Usage());
+    return 2;
+  }
+  if (options.show_help) {
+    std::fputs(edgemt::cli::Usage(), stdout);
+    return 0;
+  }
+  auto translator = edgemt::cli::LineTranslator::Create(options);
+  if (!translator.ok()) {
+    std::fprintf(stderr, "edgemt-translate: %s\n", translator.status().ToString().c_str());
+    return 1;
+  }
+  std::ios::sync_with_stdio(false);
+  std::vector<std::string> lines, outputs;
+  size_t line_number = 1;
+  std::string line;
+  bool more = true;
+  while (more) {
+    lines.clear();
+    while (lines.size() < static_cast<size_t>(options.batch_size) && (more = static_cast<bool>(std::getline(std::cin, line))))
+      lines.push_back(line);
+    if (lines.empty()) break;
+    translator.value()->TranslateLines(lines, line_number, &outputs);
+    for (const std::string& output : outputs) {
+      std::cout.write(output.data(), static_cast<std::streamsize>(output.size()));
+      std::cout.put('\n');
+    }
+    std::cout.flush();  // a batch at a time, so that a pipe sees results as they come
+    line_number += lines.size();
+  }
+  return 0;
+}

@@ -1,0 +1,100 @@
+#include "cli/options.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+namespace edgemt::cli {
+namespace {
+
+bool ParseCount(const char* text, int min, int max, int* out) {
+  errno = 0;
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (errno != 0 || end == text || *end != '\0' || value < min || value > max) return false;
+  *out = static_cast<int>(value);
+  return true;
+}
+
+}  // namespace
+
+const char* Usage() {
+  return "usage: edgemt-translate --model FILE [options] < input > output\n"
+         "Translates standard input line by line: exactly one output line per input line.\n"
+         "  --model FILE            model file written by edgemt-convert\n"
+         "  --threads N             threads for large matrix products (default: all cores)\n"
+         "  --batch-size N          sentences translated together (default 1)\n"
+         "  --max-length N          at most N output tokens (default: 2 * source length + 10)\n"
+         "  --min-length N          no </s> before N output tokens (default 0)\n"
+         "  --max-source-length N   longest source in tokens, </s> included (default: the model's)\n"
+         "  --long-input MODE       truncate (default, with a warning) or error: what to do with\n"
+         "                          a source longer than --max-source-length\n"
+         "  --input-ids             input lines are space-separated source ids, </s> included\n"
+         "  --output-ids            write output ids (without <s> and </s>) instead of text\n"
+         "  --help                  this text\n";
+}
+
+bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&](const char** out) {
+      if (i + 1 >= argc) {
+        *error = arg + " needs a value";
+        return false;
+      }
+      *out = argv[++i];
+      return true;
+    };
+    auto count = [&](int min, int max, int* out) {
+      const char* text = nullptr;
+      if (!value(&text)) return false;
+      if (!ParseCount(text, min, max, out)) {
+        *error = arg + " needs a whole number from " + std::to_string(min) + " to " + std::to_string(max) +
+                 ", not '" + text + "'";
+        return false;
+      }
+      return true;
+    };
+    const char* text = nullptr;
+    if (arg == "--model") {
+      if (!value(&text)) return false;
+      options->model_path = text;
+    } else if (arg == "--threads") {
+      if (!count(1, 256, &options->threads)) return false;
+    } else if (arg == "--batch-size") {
+      if (!count(1, 4096, &options->batch_size)) return false;
+    } else if (arg == "--max-length") {
+      if (!count(1, 65536, &options->max_length)) return false;
+    } else if (arg == "--min-length") {
+      if (!count(0, 65536, &options->min_length)) return false;
+    } else if (arg == "--max-source-length") {
+      if (!count(1, 65536, &options->max_source_length)) return false;
+    } else if (arg == "--long-input") {
+      if (!value(&text)) return false;
+      if (std::strcmp(text, "truncate") == 0) {
+        options->long_input = LongInput::kTruncate;
+      } else if (std::strcmp(text, "error") == 0) {
+        options->long_input = LongInput::kError;
+      } else {
+        *error = "--long-input is truncate or error, not '" + std::string(text) + "'";
+        return false;
+      }
+    } else if (arg == "--input-ids") {
+      options->input_ids = true;
+    } else if (arg == "--output-ids") {
+      options->output_ids = true;
+    } else if (arg == "--help" || arg == "-h") {
+      options->show_help = true;
+    } else {
+      *error = "unknown option " + arg;
+      return false;
+    }
+  }
+  if (!options->show_help && options->model_path.empty()) {
+    *error = "--model is required";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace edgemt::cli

@@ -1,0 +1,27 @@
+// Command-line options of edgemt-translate.
+#pragma once
+
+#include <string>
+
+namespace edgemt::cli {
+
+enum class LongInput { kTruncate, kError };
+
+struct Options {
+  std::string model_path;
+  int threads = 0;
+  int batch_size = 1;
+  int max_length = 0;  // 0: the reference rule, min(2 * source + 10, model positions)
+  int min_length = 0;
+  int max_source_length = 0;  // 0: the model's positions
+  bool input_ids = false;
+  bool output_ids = false;
+  LongInput long_input = LongInput::kTruncate;
+  bool show_help = false;
+};
+
+// Parses argv; on a usage error returns false and sets `error`.
+bool ParseOptions(int argc, char** argv, Options* options, std::string* error);
+const char* Usage();
+
+}  // namespace edgemt::cli

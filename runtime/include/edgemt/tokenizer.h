@@ -1,0 +1,37 @@
+// Text to token ids and back with the SentencePiece model stored in the
+// model file. Only in builds with EDGEMT_WITH_SENTENCEPIECE (the default);
+// the core (ids in, ids out) does not need it. Unlike translation, this
+// allocates.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "edgemt/model.h"
+#include "edgemt/status.h"
+
+namespace edgemt {
+
+class Tokenizer {
+ public:
+  enum class Side { kSource, kTarget };
+
+  // Fails when the model has no tokenizer, or its vocabulary or special ids
+  // disagree with the model's.
+  static Result<std::unique_ptr<Tokenizer>> Create(const Model& model, Side side);
+  ~Tokenizer();
+
+  // The ids of `text`, without </s>.
+  Status Encode(std::string_view text, std::vector<int32_t>* ids) const;
+  Status Decode(const int32_t* ids, size_t count, std::string* text) const;
+
+ private:
+  struct Impl;
+  explicit Tokenizer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace edgemt

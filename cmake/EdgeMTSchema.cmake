@@ -4,7 +4,7 @@ set(EDGEMT_GENERATED_DIR ${PROJECT_BINARY_DIR}/generated)
 set(EDGEMT_SCHEMA_HEADER ${EDGEMT_GENERATED_DIR}/edgemt_generated.h)
 add_custom_command(
   OUTPUT ${EDGEMT_SCHEMA_HEADER}
-  COMMAND ${FLATC_EXECUTABLE} --cpp --scoped-enums -o ${EDGEMT_GENERATED_DIR} ${EDGEMT_SCHEMA}
+  COMMAND ${FLATC_EXECUTABLE} --cpp --scoped-enums --gen-object-api -o ${EDGEMT_GENERATED_DIR} ${EDGEMT_SCHEMA}
   DEPENDS ${EDGEMT_SCHEMA}
   COMMENT "flatc: C++ reader for schema/edgemt.fbs")
 add_custom_target(edgemt_schema DEPENDS ${EDGEMT_SCHEMA_HEADER})

@@ -1,0 +1,208 @@
+#include "test_model.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <random>
+
+namespace edgemt::testing {
+namespace {
+
+class Random {
+ public:
+  explicit Random(uint32_t seed) : engine_(seed) {}
+  std::vector<float> Uniform(size_t n, float bound) {
+    std::uniform_real_distribution<float> dist(-bound, bound);
+    std::vector<float> values(n);
+    for (float& v : values) v = dist(engine_);
+    return values;
+  }
+
+ private:
+  std::mt19937 engine_;
+};
+
+std::vector<uint8_t> AsBytes(const void* data, size_t bytes) {
+  const uint8_t* p = static_cast<const uint8_t*>(data);
+  return std::vector<uint8_t>(p, p + bytes);
+}
+
+std::unique_ptr<fb::TensorT> FloatTensor(const std::vector<float>& values, std::vector<uint32_t> shape) {
+  auto tensor = std::make_unique<fb::TensorT>();
+  tensor->type = fb::TensorType::Float32;
+  tensor->shape = std::move(shape);
+  tensor->data = AsBytes(values.data(), values.size() * sizeof(float));
+  return tensor;
+}
+
+// Symmetric per-row int8, as docs/int8.md.
+std::unique_ptr<fb::TensorT> Int8Tensor(const std::vector<float>& values, uint32_t rows, uint32_t cols) {
+  auto tensor = std::make_unique<fb::TensorT>();
+  tensor->type = fb::TensorType::Int8;
+  tensor->shape = {rows, cols};
+  tensor->data.resize(static_cast<size_t>(rows) * cols);
+  tensor->scales.resize(rows);
+  for (uint32_t r = 0; r < rows; ++r) {
+    float max_abs = 0.0f;
+    for (uint32_t c = 0; c < cols; ++c) max_abs = std::max(max_abs, std::fabs(values[r * cols + c]));
+    const float scale = max_abs > 0.0f ? max_abs / 127.0f : 1.0f;
+    tensor->scales[r] = scale;
+    for (uint32_t c = 0; c < cols; ++c) {
+      const float q = std::nearbyint(values[r * cols + c] / scale);
+      tensor->data[r * cols + c] = static_cast<uint8_t>(static_cast<int8_t>(std::max(-127.0f, std::min(127.0f, q))));
+    }
+  }
+  return tensor;
+}
+
+struct Builder {
+  const TestModelSpec& spec;
+  Random random;
+
+  std::unique_ptr<fb::TensorT> Matrix(int rows, int cols) {
+    const float bound = std::sqrt(6.0f / static_cast<float>(rows + cols));
+    std::vector<float> values = random.Uniform(static_cast<size_t>(rows) * cols, bound);
+    if (spec.int8) return Int8Tensor(values, static_cast<uint32_t>(rows), static_cast<uint32_t>(cols));
+    return FloatTensor(values, {static_cast<uint32_t>(rows), static_cast<uint32_t>(cols)});
+  }
+
+  std::unique_ptr<fb::LinearT> Linear(int out, int in, bool relu_output = false) {
+    auto linear = std::make_unique<fb::LinearT>();
+    linear->weight = Matrix(out, in);
+    linear->bias = FloatTensor(random.Uniform(static_cast<size_t>(out), 0.1f), {static_cast<uint32_t>(out)});
+    if (spec.int8) {
+      // Activations of these random models stay within a few units.
+      linear->input_quant = std::make_unique<fb::QuantParams>(0.05f, int8_t{0});
+      linear->output_quant = relu_output ? std::make_unique<fb::QuantParams>(0.03f, int8_t{-128})
+                                         : std::make_unique<fb::QuantParams>(0.05f, int8_t{0});
+    }
+    return linear;
+  }
+
+  std::unique_ptr<fb::LayerNormT> Norm() {
+    auto norm = std::make_unique<fb::LayerNormT>();
+    std::vector<float> gamma = random.Uniform(static_cast<size_t>(spec.d_model), 0.1f);
+    for (float& g : gamma) g += 1.0f;
+    norm->gamma = FloatTensor(gamma, {static_cast<uint32_t>(spec.d_model)});
+    norm->beta = FloatTensor(random.Uniform(static_cast<size_t>(spec.d_model), 0.1f), {static_cast<uint32_t>(spec.d_model)});
+    return norm;
+  }
+
+  std::unique_ptr<fb::AttentionT> Attention() {
+    auto attention = std::make_unique<fb::AttentionT>();
+    attention->query = Linear(spec.d_model, spec.d_model);
+    attention->key = Linear(spec.d_model, spec.d_model);
+    attention->value = Linear(spec.d_model, spec.d_model);
+    attention->output = Linear(spec.d_model, spec.d_model);
+    return attention;
+  }
+
+  std::unique_ptr<fb::FeedForwardT> FeedForward() {
+    auto ffn = std::make_unique<fb::FeedForwardT>();
+    ffn->up = Linear(spec.d_ff, spec.d_model, spec.activation == Activation::kReLU);
+    ffn->down = Linear(spec.d_model, spec.d_ff);
+    return ffn;
+  }
+
+  std::unique_ptr<fb::TensorT> Embedding(int vocab) {
+    std::vector<float> values = random.Uniform(static_cast<size_t>(vocab) * spec.d_model, 1.0f / std::sqrt(static_cast<float>(spec.d_model)));
+    if (spec.int8) return Int8Tensor(values, static_cast<uint32_t>(vocab), static_cast<uint32_t>(spec.d_model));
+    return FloatTensor(values, {static_cast<uint32_t>(vocab), static_cast<uint32_t>(spec.d_model)});
+  }
+
+  std::unique_ptr<fb::TensorT> PositionTable() {
+    return FloatTensor(random.Uniform(static_cast<size_t>(spec.max_positions) * spec.d_model, 0.5f),
+                       {static_cast<uint32_t>(spec.max_positions), static_cast<uint32_t>(spec.d_model)});
+  }
+};
+
+}  // namespace
+
+std::vector<uint8_t> BuildTestModelFile(const TestModelSpec& spec) {
+  Builder b{spec, Random(spec.seed)};
+  fb::ModelT model;
+  model.format_major = 1;
+  model.format_minor = 0;
+  model.config = std::make_unique<fb::ConfigT>();
+  fb::ConfigT& c = *model.config;
+  c.d_model = static_cast<uint32_t>(spec.d_model);
+  c.num_heads = static_cast<uint32_t>(spec.num_heads);
+  c.d_ff = static_cast<uint32_t>(spec.d_ff);
+  c.encoder_layers = static_cast<uint32_t>(spec.encoder_layers);
+  c.decoder_layers = static_cast<uint32_t>(spec.decoder_layers);
+  c.source_vocab_size = static_cast<uint32_t>(spec.source_vocab);
+  c.target_vocab_size = static_cast<uint32_t>(spec.target_vocab);
+  c.max_positions = static_cast<uint32_t>(spec.max_positions);
+  c.norm = spec.norm == NormPlacement::kPreLN ? fb::NormPlacement::PreLN : fb::NormPlacement::PostLN;
+  c.activation = spec.activation == Activation::kGELU   ? fb::Activation::GELU
+                 : spec.activation == Activation::kSiLU ? fb::Activation::SiLU
+                                                        : fb::Activation::ReLU;
+  c.embedding_scale = std::sqrt(static_cast<float>(spec.d_model));
+  c.position_encoding = spec.positions == PositionEncoding::kLearned           ? fb::PositionEncoding::Learned
+                        : spec.positions == PositionEncoding::kSinusoidalHalves ? fb::PositionEncoding::SinusoidalHalves
+                                                                                : fb::PositionEncoding::SinusoidalInterleaved;
+  c.tied_output = spec.tied_output;
+
+  model.encoder = std::make_unique<fb::EncoderT>();
+  model.encoder->token_embedding = b.Embedding(spec.source_vocab);
+  for (int i = 0; i < spec.encoder_layers; ++i) {
+    auto layer = std::make_unique<fb::EncoderLayerT>();
+    layer->self_attention = b.Attention();
+    layer->self_attention_norm = b.Norm();
+    layer->feed_forward = b.FeedForward();
+    layer->feed_forward_norm = b.Norm();
+    model.encoder->layers.push_back(std::move(layer));
+  }
+  model.decoder = std::make_unique<fb::DecoderT>();
+  model.decoder->token_embedding = b.Embedding(spec.target_vocab);
+  for (int i = 0; i < spec.decoder_layers; ++i) {
+    auto layer = std::make_unique<fb::DecoderLayerT>();
+    layer->self_attention = b.Attention();
+    layer->self_attention_norm = b.Norm();
+    layer->cross_attention = b.Attention();
+    layer->cross_attention_norm = b.Norm();
+    layer->feed_forward = b.FeedForward();
+    layer->feed_forward_norm = b.Norm();
+    model.decoder->layers.push_back(std::move(layer));
+  }
+  if (spec.norm == NormPlacement::kPreLN) {
+    model.encoder->final_norm = b.Norm();
+    model.decoder->final_norm = b.Norm();
+  }
+  if (spec.positions == PositionEncoding::kLearned) {
+    model.encoder->positions = b.PositionTable();
+    model.decoder->positions = b.PositionTable();
+  }
+  model.decoder->output_projection = b.Linear(spec.target_vocab, spec.d_model);
+  if (spec.tied_output) model.decoder->output_projection->weight.reset();
+  model.metadata = std::make_unique<fb::MetadataT>();
+  model.metadata->converter_version = "unit-test";
+  model.metadata->dtype = spec.int8 ? "int8" : "float32";
+
+  if (spec.mutate) spec.mutate(model);
+  flatbuffers::FlatBufferBuilder builder;
+  builder.Finish(fb::Model::Pack(builder, &model), fb::ModelIdentifier());
+  return std::vector<uint8_t>(builder.GetBufferPointer(), builder.GetBufferPointer() + builder.GetSize());
+}
+
+void AlignedBytes::Free::operator()(uint8_t* p) const { ::operator delete[](p, std::align_val_t(64)); }
+
+AlignedBytes::AlignedBytes(const std::vector<uint8_t>& bytes) : size_(bytes.size()) {
+  data_.reset(new (std::align_val_t(64)) uint8_t[bytes.empty() ? 1 : bytes.size()]);
+  if (!bytes.empty()) std::memcpy(data_.get(), bytes.data(), bytes.size());
+}
+
+TestModel LoadTestModel(const TestModelSpec& spec) {
+  TestModel result;
+  result.bytes = std::make_shared<AlignedBytes>(BuildTestModelFile(spec));
+  auto model = Model::FromBuffer(result.bytes->data(), result.bytes->size());
+  if (!model.ok()) {
+    std::fprintf(stderr, "test model does not load: %s\n", model.status().ToString().c_str());
+    std::abort();
+  }
+  result.model = model.value();
+  return result;
+}
+
+}  // namespace edgemt::testing

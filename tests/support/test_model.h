@@ -1,0 +1,61 @@
+// Small random models built in memory with the FlatBuffers builder, for unit
+// tests that must not depend on Python or ../shared.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "edgemt/model.h"
+#include "edgemt_generated.h"
+
+namespace edgemt::testing {
+
+struct TestModelSpec {
+  int d_model = 16;
+  int num_heads = 2;
+  int d_ff = 32;
+  int encoder_layers = 2;
+  int decoder_layers = 2;
+  int source_vocab = 40;
+  int target_vocab = 48;
+  int max_positions = 64;
+  bool int8 = false;
+  NormPlacement norm = NormPlacement::kPostLN;
+  Activation activation = Activation::kReLU;
+  PositionEncoding positions = PositionEncoding::kSinusoidalInterleaved;
+  bool tied_output = false;
+  uint32_t seed = 1;
+  // Lets a test break the file: called on the finished ModelT before packing.
+  std::function<void(fb::ModelT&)> mutate;
+};
+
+// A byte buffer aligned to 64 bytes, as Model::FromBuffer wants.
+class AlignedBytes {
+ public:
+  AlignedBytes() = default;
+  explicit AlignedBytes(const std::vector<uint8_t>& bytes);
+  const uint8_t* data() const { return data_.get(); }
+  uint8_t* data() { return data_.get(); }
+  size_t size() const { return size_; }
+
+ private:
+  struct Free {
+    void operator()(uint8_t* p) const;
+  };
+  std::unique_ptr<uint8_t, Free> data_;
+  size_t size_ = 0;
+};
+
+// The serialized model file.
+std::vector<uint8_t> BuildTestModelFile(const TestModelSpec& spec);
+
+// A loaded test model with the buffer it lives in.
+struct TestModel {
+  std::shared_ptr<AlignedBytes> bytes;
+  std::shared_ptr<const Model> model;
+};
+TestModel LoadTestModel(const TestModelSpec& spec);
+
+}  // namespace edgemt::testing

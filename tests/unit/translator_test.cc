@@ -1,0 +1,273 @@
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <new>
+#include <vector>
+
+#include "allocation_counter.h"
+#include "edgemt/translator.h"
+#include "test_model.h"
+
+using namespace edgemt;
+using edgemt::testing::LoadTestModel;
+using edgemt::testing::TestModel;
+using edgemt::testing::TestModelSpec;
+
+namespace {
+
+// Deterministic sources of different lengths, each ending with </s> (3).
+std::vector<std::vector<int32_t>> MakeSources(int count, int vocab, int first_length) {
+  std::vector<std::vector<int32_t>> sources;
+  for (int s = 0; s < count; ++s) {
+    std::vector<int32_t> ids;
+    const int length = first_length + 3 * s;
+    for (int i = 0; i < length; ++i) ids.push_back(4 + (s * 7 + i * 5) % (vocab - 4));
+    ids.push_back(3);
+    sources.push_back(ids);
+  }
+  return sources;
+}
+
+std::vector<TokenIds> Views(const std::vector<std::vector<int32_t>>& sources) {
+  std::vector<TokenIds> views;
+  for (const auto& s : sources) views.push_back(TokenIds{s.data(), s.size()});
+  return views;
+}
+
+std::unique_ptr<Translator> MakeTranslator(const TestModel& test, TranslatorOptions options = {}) {
+  auto translator = Translator::Create(test.model, options);
+  REQUIRE_MESSAGE(translator.ok(), translator.status().ToString());
+  return std::move(translator.value());
+}
+
+using Outputs = std::vector<std::vector<int32_t>>;
+
+Outputs TranslateAll(Translator& translator, const std::vector<std::vector<int32_t>>& sources, size_t batch,
+                     DecodeOptions decode = {}) {
+  Outputs outputs;
+  std::vector<TokenIds> views = Views(sources);
+  for (size_t first = 0; first < views.size(); first += batch) {
+    const size_t count = std::min(batch, views.size() - first);
+    std::vector<TokenIds> results(count);
+    Status status = translator.Translate(&views[first], count, results.data(), decode);
+    REQUIRE_MESSAGE(status.ok(), status.ToString());
+    for (const TokenIds& r : results) outputs.emplace_back(r.data, r.data + r.size);
+  }
+  return outputs;
+}
+
+std::vector<TestModelSpec> Variants() {
+  std::vector<TestModelSpec> specs;
+  for (bool int8 : {false, true}) {
+    TestModelSpec spec;
+    spec.int8 = int8;
+    specs.push_back(spec);
+    spec.norm = NormPlacement::kPreLN;
+    spec.activation = Activation::kGELU;
+    spec.positions = PositionEncoding::kSinusoidalHalves;
+    spec.tied_output = true;
+    specs.push_back(spec);
+    spec.activation = Activation::kSiLU;
+    spec.positions = PositionEncoding::kLearned;
+    spec.tied_output = false;
+    specs.push_back(spec);
+  }
+  return specs;
+}
+
+}  // namespace
+
+TEST_CASE("outputs are target ids without </s>, at most the reference's length") {
+  for (const TestModelSpec& spec : Variants()) {
+    TestModel test = LoadTestModel(spec);
+    auto translator = MakeTranslator(test);
+    const auto sources = MakeSources(3, spec.source_vocab, 2);
+    Outputs outputs = TranslateAll(*translator, sources, 1);
+    for (size_t s = 0; s < sources.size(); ++s) {
+      CHECK(outputs[s].size() <= 2 * sources[s].size() + 10);
+      for (int32_t id : outputs[s]) {
+        CHECK(id >= 0);
+        CHECK(id < spec.target_vocab);
+        CHECK(id != 3);
+      }
+    }
+  }
+}
+
+TEST_CASE("a batch gives exactly the outputs of its sentences one by one") {
+  for (const TestModelSpec& spec : Variants()) {
+    CAPTURE(spec.int8);
+    CAPTURE(static_cast<int>(spec.norm));
+    TestModel test = LoadTestModel(spec);
+    TranslatorOptions options;
+    options.max_batch_size = 4;
+    auto translator = MakeTranslator(test, options);
+    const auto sources = MakeSources(7, spec.source_vocab, 1);
+    const Outputs single = TranslateAll(*translator, sources, 1);
+    const Outputs batched = TranslateAll(*translator, sources, 4);
+    CHECK(single == batched);
+  }
+}
+
+TEST_CASE("the output is the same with 1 and 2 threads") {
+  // Large enough that the matrix products use the second thread.
+  for (bool int8 : {false, true}) {
+    TestModelSpec spec;
+    spec.d_model = 128;
+    spec.num_heads = 4;
+    spec.d_ff = 512;
+    spec.source_vocab = 300;
+    spec.target_vocab = 4000;
+    spec.int8 = int8;
+    TestModel test = LoadTestModel(spec);
+    TranslatorOptions one, two;
+    one.num_threads = 1;
+    two.num_threads = 2;
+    one.max_batch_size = two.max_batch_size = 4;
+    auto single_thread = MakeTranslator(test, one);
+    auto two_threads = MakeTranslator(test, two);
+    const auto sources = MakeSources(4, spec.source_vocab, 30);
+    CHECK(TranslateAll(*single_thread, sources, 4) == TranslateAll(*two_threads, sources, 4));
+  }
+}
+
+TEST_CASE("translating allocates nothing") {
+  for (const TestModelSpec& spec : Variants()) {
+    TestModel test = LoadTestModel(spec);
+    TranslatorOptions options;
+    options.max_batch_size = 3;
+    options.num_threads = 2;
+    auto translator = MakeTranslator(test, options);
+    const auto sources = MakeSources(3, spec.source_vocab, 4);
+    std::vector<TokenIds> views = Views(sources);
+    TokenIds results[3];
+    REQUIRE(translator->Translate(views.data(), 3, results).ok());  // warm-up
+    edgemt::testing::StartCountingAllocations();
+    const Status batch = translator->Translate(views.data(), 3, results);
+    const Status single = translator->Translate(views.data(), 1, results);
+    DecodeOptions fixed;
+    fixed.min_length = fixed.max_length = 20;
+    const Status fixed_length = translator->Translate(views.data(), 2, results, fixed);
+    const size_t allocations = edgemt::testing::StopCountingAllocations();
+    CHECK(batch.ok());
+    CHECK(single.ok());
+    CHECK(fixed_length.ok());
+    CHECK(allocations == 0);
+  }
+}
+
+TEST_CASE("min_length and max_length bound the output") {
+  TestModel test = LoadTestModel(TestModelSpec{});
+  auto translator = MakeTranslator(test);
+  const auto sources = MakeSources(3, 40, 2);
+  DecodeOptions fixed;
+  fixed.min_length = fixed.max_length = 17;
+  for (const auto& output : TranslateAll(*translator, sources, 1, fixed)) {
+    CHECK(output.size() == 17);
+    for (int32_t id : output) CHECK(id != 3);
+  }
+  DecodeOptions short_output;
+  short_output.max_length = 2;
+  for (const auto& output : TranslateAll(*translator, sources, 1, short_output)) CHECK(output.size() <= 2);
+}
+
+TEST_CASE("Encode and DecodeStep give the logits Translate chooses from") {
+  TestModel test = LoadTestModel(TestModelSpec{});
+  auto translator = MakeTranslator(test);
+  const auto sources = MakeSources(1, 40, 5);
+  DecodeOptions fixed;
+  fixed.min_length = fixed.max_length = 6;
+  const Outputs expected = TranslateAll(*translator, sources, 1, fixed);
+  const TokenIds source{sources[0].data(), sources[0].size()};
+  REQUIRE(translator->Encode(&source, 1).ok());
+  REQUIRE(translator->encoder_output(0) != nullptr);
+  int32_t token = test.model->config().decoder_start_id;
+  for (int step = 0; step < 6; ++step) {
+    REQUIRE(translator->DecodeStep(&token).ok());
+    const float* logits = translator->logits(0);
+    int32_t best = -1;
+    for (int i = 0; i < test.model->config().target_vocab_size; ++i) {
+      if (i != 3 && (best < 0 || logits[i] > logits[best])) best = i;
+    }
+    CHECK(best == expected[0][static_cast<size_t>(step)]);
+    token = best;
+  }
+}
+
+TEST_CASE("requests over the limits are refused before anything runs") {
+  TestModel test = LoadTestModel(TestModelSpec{});
+  TranslatorOptions options;
+  options.max_batch_size = 2;
+  options.max_source_length = 8;
+  options.max_target_length = 10;
+  auto translator = MakeTranslator(test, options);
+  std::vector<int32_t> ok_ids = {5, 6, 3}, long_ids(9, 5), bad_ids = {5, 40, 3}, negative_ids = {-1, 3};
+  TokenIds out[3];
+  TokenIds three[3] = {{ok_ids.data(), 3}, {ok_ids.data(), 3}, {ok_ids.data(), 3}};
+  Status status = translator->Translate(three, 3, out);
+  CHECK(status.code() == StatusCode::kInvalidArgument);
+  CHECK(status.message() == "a batch of 3 is more than the translator's max_batch_size 2");
+
+  TokenIds too_long{long_ids.data(), long_ids.size()};
+  status = translator->Translate(&too_long, 1, out);
+  CHECK(status.message() == "source 0 has 9 ids, more than the translator's max_source_length 8");
+
+  TokenIds out_of_range{bad_ids.data(), bad_ids.size()};
+  status = translator->Translate(&out_of_range, 1, out);
+  CHECK(status.message() == "id 40 at position 1 of source 0 is outside the source vocabulary (0..39)");
+
+  TokenIds negative{negative_ids.data(), negative_ids.size()};
+  status = translator->Translate(&negative, 1, out);
+  CHECK(status.message() == "id -1 at position 0 of source 0 is outside the source vocabulary (0..39)");
+
+  TokenIds empty{ok_ids.data(), 0};
+  status = translator->Translate(&empty, 1, out);
+  CHECK(status.message() == "source 0 is empty (a source ends with </s>)");
+
+  DecodeOptions too_many;
+  too_many.max_length = 11;
+  TokenIds fine{ok_ids.data(), 3};
+  status = translator->Translate(&fine, 1, out, too_many);
+  CHECK(status.message() == "max_length 11 is outside the translator's max_target_length 10");
+
+  // Still usable afterwards.
+  CHECK(translator->Translate(&fine, 1, out).ok());
+}
+
+TEST_CASE("limits beyond the model's positions are refused at creation") {
+  TestModel test = LoadTestModel(TestModelSpec{});
+  TranslatorOptions options;
+  options.max_source_length = 65;
+  auto translator = Translator::Create(test.model, options);
+  REQUIRE_FALSE(translator.ok());
+  CHECK(translator.status().message() == "max_source_length must be 1..64 (the model's positions), not 65");
+}
+
+TEST_CASE("a caller-provided arena is used, and a small one refused") {
+  TestModel test = LoadTestModel(TestModelSpec{});
+  TranslatorOptions options;
+  options.max_batch_size = 2;
+  auto bytes = Translator::ArenaBytes(*test.model, options);
+  REQUIRE(bytes.ok());
+  CHECK(bytes.value() > 0);
+  struct Free {
+    void operator()(uint8_t* p) const { ::operator delete[](p, std::align_val_t(64)); }
+  };
+  std::unique_ptr<uint8_t, Free> block(new (std::align_val_t(64)) uint8_t[bytes.value()]);
+
+  TranslatorOptions too_small = options;
+  too_small.arena = block.get();
+  too_small.arena_size = bytes.value() - 1;
+  auto refused = Translator::Create(test.model, too_small);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.status().code() == StatusCode::kResourceExhausted);
+
+  TranslatorOptions caller = options;
+  caller.arena = block.get();
+  caller.arena_size = bytes.value();
+  auto with_block = MakeTranslator(test, caller);
+  auto own_block = MakeTranslator(test, options);
+  CHECK(with_block->arena_bytes() == bytes.value());
+  const auto sources = MakeSources(4, 40, 3);
+  CHECK(TranslateAll(*with_block, sources, 2) == TranslateAll(*own_block, sources, 2));
+}

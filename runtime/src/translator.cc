@@ -203,7 +203,11 @@ struct Translator::Impl {
         if (static_cast<size_t>(produced + 1) >= StepsFor(sources[s].size, decode)) workspace.finished[s] = 1;
         all_finished = all_finished && workspace.finished[s];
       }
-      if (options.profile) profile.other_ms += MillisecondsSince(start);
+      if (options.profile) {  // choosing tokens is part of each decoder step
+        const double ms = MillisecondsSince(start);
+        profile.other_ms += ms;
+        profile.decoder_ms += ms;
+      }
       if (all_finished) break;
     }
     for (size_t s = 0; s < count; ++s)

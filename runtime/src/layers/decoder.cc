@@ -50,7 +50,7 @@ Status Decoder::Step(const int32_t* tokens, size_t count, size_t step, size_t so
   const float eps = config.layer_norm_epsilon;
   const StackBuffers& b = workspace.decoder;
   const LinearScratch scratch = ScratchOf(b);
-  const AttentionShape shape{static_cast<size_t>(config.num_heads), d / static_cast<size_t>(config.num_heads), d, d};
+  const AttentionShape shape{static_cast<size_t>(config.num_heads), d / static_cast<size_t>(config.num_heads), d};
 
   {
     ScopedTimer timer(context.profile, TimeCategory::kEmbedding);

@@ -47,7 +47,7 @@ Status Encoder::Run(const TokenIds* sources, size_t count, size_t length, Worksp
     }
   }
 
-  const AttentionShape shape{static_cast<size_t>(config.num_heads), d / static_cast<size_t>(config.num_heads), d, d};
+  const AttentionShape shape{static_cast<size_t>(config.num_heads), d / static_cast<size_t>(config.num_heads), d};
   for (const Layer& layer : layers_) {
     // Self-attention sub-block.
     const float* in = b.x;

@@ -3,8 +3,29 @@
 #include <cmath>
 #include <limits>
 
-namespace edgemt {
+#include "ops/vectorize.h"
 
+namespace edgemt {
+namespace {
+
+// kDotLanes partial sums, added pairwise at the end: vectorizes, and the
+// order of operations does not depend on the instruction set.
+inline float Dot(const float* a, const float* b, size_t n) {
+  float partial[kDotLanes] = {};
+  size_t i = 0;
+  for (; i + kDotLanes <= n; i += kDotLanes) {
+    for (size_t j = 0; j < kDotLanes; ++j) partial[j] += a[i + j] * b[i + j];
+  }
+  for (size_t j = 0; i < n; ++i, ++j) partial[j] += a[i] * b[i];
+  for (size_t width = kDotLanes / 2; width > 0; width /= 2) {
+    for (size_t j = 0; j < width; ++j) partial[j] += partial[j + width];
+  }
+  return partial[0];
+}
+
+}  // namespace
+
+EDGEMT_VECTORIZED
 void AttendOneQuery(const AttentionShape& shape, const float* q, const float* k, const float* v, size_t num_keys,
                     const uint8_t* key_mask, float* scores, float* out) {
   const size_t dh = shape.d_head;
@@ -14,10 +35,7 @@ void AttendOneQuery(const AttentionShape& shape, const float* q, const float* k,
     float max_score = -std::numeric_limits<float>::infinity();
     for (size_t j = 0; j < num_keys; ++j) {
       if (key_mask != nullptr && key_mask[j] == 0) continue;
-      const float* kj = k + j * shape.kv_stride + h * dh;
-      float dot = 0.0f;
-      for (size_t i = 0; i < dh; ++i) dot += qh[i] * kj[i];
-      scores[j] = dot * scale;
+      scores[j] = Dot(qh, k + j * shape.kv_stride + h * dh, dh) * scale;
       if (scores[j] > max_score) max_score = scores[j];
     }
     float* oh = out + h * dh;

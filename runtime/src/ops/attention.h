@@ -11,7 +11,6 @@ namespace edgemt {
 struct AttentionShape {
   size_t num_heads;
   size_t d_head;
-  size_t q_stride;  // floats between consecutive query rows
   size_t kv_stride; // floats between consecutive key (and value) rows
 };
 

@@ -45,9 +45,10 @@ Status LinearOp::Create(const LinearView& view, bool fuse_relu, const char* name
     std::vector<int32_t> bias(static_cast<size_t>(out_features_), 0);
     if (view.bias != nullptr) {
       for (int r = 0; r < out_features_; ++r) {
-        double q = std::nearbyint(static_cast<double>(view.bias[r]) /
-                                  (static_cast<double>(view.input_quant.scale) * view.weight.scales[r]));
-        if (!(std::fabs(q) < 2147483647.0))
+        // float32, as the converter's simulation computes it (docs/int8.md).
+        const float accumulator_scale = view.input_quant.scale * view.weight.scales[r];
+        const float q = std::nearbyint(view.bias[r] / accumulator_scale);
+        if (!(std::fabs(q) < 2147483520.0f))
           return Status(StatusCode::kInvalidModel, std::string(name) + ": a bias does not fit the int8 accumulator");
         bias[static_cast<size_t>(r)] = static_cast<int32_t>(q);
       }

@@ -3,8 +3,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "ops/vectorize.h"
+
 namespace edgemt {
 
+EDGEMT_VECTORIZED
 void QuantizeInt8(const float* x, size_t n, float scale, int8_t zero_point, int8_t* out) {
   // Adding 1.5 * 2^23 rounds to the nearest integer, ties to even, in the
   // float unit (as XNNPACK does); clamping first keeps it exact. This loop
@@ -22,6 +25,7 @@ void QuantizeInt8(const float* x, size_t n, float scale, int8_t zero_point, int8
   }
 }
 
+EDGEMT_VECTORIZED
 void DequantizeInt8(const int8_t* q, size_t n, float scale, int8_t zero_point, float* out) {
   const int32_t zp = zero_point;
   for (size_t i = 0; i < n; ++i) out[i] = scale * static_cast<float>(static_cast<int32_t>(q[i]) - zp);

@@ -1,0 +1,47 @@
+"""Shared helpers of the end-to-end tests: paths, the shared folder, running
+the converter and the CLI."""
+import os
+import subprocess
+import sys
+import unittest
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SHARED = os.environ.get("EDGEMT_SHARED", os.path.join(os.path.dirname(REPO), "shared"))
+MULTI30K = os.path.join(SHARED, "models", "multi30k-ende")
+DEV_EN = os.path.join(SHARED, "data", "multi30k", "dev.en")
+DEV_DE = os.path.join(SHARED, "data", "multi30k", "dev.de")
+CONVERT = os.path.join(REPO, "converter", "edgemt-convert")
+REFERENCE = os.path.join(REPO, "converter", "edgemt-reference")
+EXAMPLE_INT8 = os.path.join(REPO, "models", "multi30k-ende.int8.edgemt")
+
+
+def bin_dir():
+    path = os.environ.get("EDGEMT_BIN")
+    if not path:
+        raise unittest.SkipTest("EDGEMT_BIN is not set: run through CTest")
+    return path
+
+
+def tool(name):
+    return os.path.join(bin_dir(), name)
+
+
+def need_shared():
+    if not os.path.isdir(MULTI30K):
+        raise unittest.SkipTest("the shared multi30k model is not at %s" % MULTI30K)
+
+
+def run(cmd, stdin=None, check=True):
+    result = subprocess.run(cmd, input=stdin, capture_output=True, text=True)
+    if check and result.returncode != 0:
+        raise AssertionError("%s failed (%d):\n%s" % (" ".join(cmd), result.returncode, result.stderr[-4000:]))
+    return result
+
+
+def convert(checkpoint, out, dtype, extra=()):
+    run([sys.executable, CONVERT, checkpoint, "--out", out, "--dtype", dtype, *extra])
+
+
+def read_lines(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read().split("\n")[:-1]

@@ -144,7 +144,7 @@ struct Translator::Impl {
     return Status::Ok();
   }
 
-  Status DecodeStep(const int32_t* tokens) {
+  Status DecodeStep(const int32_t* tokens, bool float_logits = true) {
     if (batch_count == 0) return InvalidArgument("DecodeStep needs a successful Encode first");
     if (next_step >= limits.target)
       return InvalidArgument("the translator's max_target_length " + std::to_string(limits.target) + " is reached");
@@ -154,7 +154,8 @@ struct Translator::Impl {
         return InvalidArgument("target id " + std::to_string(tokens[s]) + " is outside the target vocabulary");
     }
     const auto start = std::chrono::steady_clock::now();
-    EDGEMT_RETURN_IF_ERROR(decoder.Step(tokens, batch_count, next_step, batch_length, workspace, context()));
+    EDGEMT_RETURN_IF_ERROR(
+        decoder.Step(tokens, batch_count, next_step, batch_length, float_logits, workspace, context()));
     ++next_step;
     if (options.profile) {
       profile.decoder_ms += MillisecondsSince(start);
@@ -182,7 +183,7 @@ struct Translator::Impl {
       longest = std::max(longest, StepsFor(sources[s].size, decode));
     }
     for (size_t step = 0; step < longest; ++step) {
-      EDGEMT_RETURN_IF_ERROR(DecodeStep(workspace.step_tokens));
+      EDGEMT_RETURN_IF_ERROR(DecodeStep(workspace.step_tokens, /*float_logits=*/!projection.is_int8()));
       const auto start = std::chrono::steady_clock::now();
       bool all_finished = true;
       for (size_t s = 0; s < count; ++s) {

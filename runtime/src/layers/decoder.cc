@@ -42,8 +42,8 @@ const float* Decoder::projection_input(const Workspace& workspace) const {
   return weights_->config.norm == NormPlacement::kPreLN ? workspace.decoder.normed : workspace.decoder.x;
 }
 
-Status Decoder::Step(const int32_t* tokens, size_t count, size_t step, size_t source_length, Workspace& workspace,
-                     const RunContext& context) const {
+Status Decoder::Step(const int32_t* tokens, size_t count, size_t step, size_t source_length, bool float_logits,
+                     Workspace& workspace, const RunContext& context) const {
   const ModelConfig& config = weights_->config;
   const size_t d = static_cast<size_t>(config.d_model);
   const bool pre_norm = config.norm == NormPlacement::kPreLN;
@@ -122,6 +122,8 @@ Status Decoder::Step(const int32_t* tokens, size_t count, size_t step, size_t so
     ScopedTimer timer(context.profile, TimeCategory::kLayerNorm);
     LayerNorm(b.x, count, d, weights_->decoder_final_norm.gamma, weights_->decoder_final_norm.beta, eps, b.normed);
   }
+  if (!float_logits && output_projection_.is_int8())
+    return output_projection_.RunToInt8(projection_input(workspace), count, scratch, context.pool, context.profile);
   return output_projection_.Run(projection_input(workspace), count, workspace.logits, scratch, context.pool,
                                 context.profile);
 }

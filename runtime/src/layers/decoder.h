@@ -22,8 +22,10 @@ class Decoder {
   // Feeds tokens[i] at position `step` for each of `count` sentences and
   // writes workspace.logits [count, vocab]. Afterwards projection_input()
   // holds the rows the output projection read (for int8 rescoring).
-  Status Step(const int32_t* tokens, size_t count, size_t step, size_t source_length, Workspace& workspace,
-              const RunContext& context) const;
+  // With `float_logits` false and an int8 projection, only the int8 logits
+  // (workspace.decoder.output8) are written.
+  Status Step(const int32_t* tokens, size_t count, size_t step, size_t source_length, bool float_logits,
+              Workspace& workspace, const RunContext& context) const;
 
   const LinearOp& output_projection() const { return output_projection_; }
   // Rows [count, d] the last Step fed to the output projection.

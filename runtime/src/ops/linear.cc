@@ -68,6 +68,24 @@ Status LinearOp::Create(const LinearView& view, bool fuse_relu, const char* name
   return Status::Ok();
 }
 
+Status LinearOp::RunToInt8(const float* in, size_t rows, const LinearScratch& scratch, pthreadpool_t pool,
+                           TranslationProfile* profile) const {
+  if (!int8_) return Status(StatusCode::kInternal, "RunToInt8 on a float layer");
+  if (rows == 0) return Status::Ok();
+  const size_t macs = rows * static_cast<size_t>(in_features_) * static_cast<size_t>(out_features_);
+  pthreadpool_t threads = macs >= kMinParallelMacs ? pool : nullptr;
+  {
+    ScopedTimer timer(profile, TimeCategory::kOther);
+    QuantizeInt8(in, rows * in_features_, view_.input_quant.scale, view_.input_quant.zero_point, scratch.input);
+  }
+  ScopedTimer timer(profile, TimeCategory::kXnnpack);
+  xnn_status status = xnn_setup_convolution2d_nhwc_qc8(op_, rows, 1, 1, scratch.input, scratch.output, threads);
+  if (status == xnn_status_success) status = xnn_run_operator(op_, threads);
+  if (status != xnn_status_success)
+    return Status(StatusCode::kInternal, "XNNPACK failed to run a linear layer (status " + std::to_string(status) + ")");
+  return Status::Ok();
+}
+
 Status LinearOp::Run(const float* in, size_t rows, float* out, const LinearScratch& scratch, pthreadpool_t pool,
                      TranslationProfile* profile) const {
   if (rows == 0) return Status::Ok();
@@ -79,19 +97,10 @@ Status LinearOp::Run(const float* in, size_t rows, float* out, const LinearScrat
     status = xnn_setup_fully_connected_nc_f32(op_, rows, in, out, threads);
     if (status == xnn_status_success) status = xnn_run_operator(op_, threads);
   } else {
-    {
-      ScopedTimer timer(profile, TimeCategory::kOther);
-      QuantizeInt8(in, rows * in_features_, view_.input_quant.scale, view_.input_quant.zero_point, scratch.input);
-    }
-    {
-      ScopedTimer timer(profile, TimeCategory::kXnnpack);
-      status = xnn_setup_convolution2d_nhwc_qc8(op_, rows, 1, 1, scratch.input, scratch.output, threads);
-      if (status == xnn_status_success) status = xnn_run_operator(op_, threads);
-    }
-    if (status == xnn_status_success) {
-      ScopedTimer timer(profile, TimeCategory::kOther);
-      DequantizeInt8(scratch.output, rows * out_features_, view_.output_quant.scale, view_.output_quant.zero_point, out);
-    }
+    EDGEMT_RETURN_IF_ERROR(RunToInt8(in, rows, scratch, pool, profile));
+    ScopedTimer timer(profile, TimeCategory::kOther);
+    DequantizeInt8(scratch.output, rows * out_features_, view_.output_quant.scale, view_.output_quant.zero_point, out);
+    return Status::Ok();
   }
   if (status != xnn_status_success)
     return Status(StatusCode::kInternal, "XNNPACK failed to run a linear layer (status " + std::to_string(status) + ")");

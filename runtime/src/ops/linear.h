@@ -38,6 +38,10 @@ class LinearOp {
   // only when the product is large enough for a second thread to pay.
   Status Run(const float* in, size_t rows, float* out, const LinearScratch& scratch, pthreadpool_t pool,
              TranslationProfile* profile) const;
+  // int8 only: leaves the int8 result in scratch.output and skips the
+  // conversion to float (the greedy choice reads int8 logits directly).
+  Status RunToInt8(const float* in, size_t rows, const LinearScratch& scratch, pthreadpool_t pool,
+                   TranslationProfile* profile) const;
 
   int in_features() const { return in_features_; }
   int out_features() const { return out_features_; }

@@ -55,6 +55,10 @@ struct TranslationProfile {
   double other_ms = 0;        // activation quantization, activations, argmax
 };
 
+// One translator serves one thread at a time. For several threads, create
+// one translator per thread from the same Model: each packs its own copy of
+// the weights (this XNNPACK has no shared weights cache), so prefer batching
+// on one translator where memory is tight.
 class Translator {
  public:
   // Creates the XNNPACK operators (packing the weights once) and plans memory.

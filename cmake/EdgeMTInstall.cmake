@@ -1,0 +1,112 @@
+# `cmake --install BUILD [--prefix DIR]` installs:
+#   lib/libedgemt.a (or .so with -DBUILD_SHARED_LIBS=ON)
+#   include/edgemt/*.h                    (all of runtime/include/edgemt)
+#   bin/edgemt-translate                  (the CLI, when built)
+#   lib/cmake/EdgeMT/                     (find_package(EdgeMT) -> EdgeMT::edgemt)
+#   lib/pkgconfig/edgemt.pc               (pkg-config --cflags --libs edgemt)
+# (lib is lib/<multiarch> when the prefix is /usr, as GNUInstallDirs says.)
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(EDGEMT_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/EdgeMT CACHE STRING
+  "Where the EdgeMT CMake package is installed (relative to the prefix)")
+mark_as_advanced(EDGEMT_INSTALL_CMAKEDIR)
+
+# The library and the INTERFACE targets it links to: a static library's
+# exported link interface names them ($<LINK_ONLY:...>), so they are exported
+# too (their install interface is the EdgeMT::dep_* targets of the config).
+set(_edgemt_export_targets edgemt)
+get_target_property(_edgemt_links edgemt LINK_LIBRARIES)
+foreach(_lib IN LISTS _edgemt_links)
+  if(TARGET ${_lib})
+    get_target_property(_type ${_lib} TYPE)
+    get_target_property(_imported ${_lib} IMPORTED)
+    get_target_property(_aliased ${_lib} ALIASED_TARGET)
+    if(_type STREQUAL "INTERFACE_LIBRARY" AND NOT _imported AND NOT _aliased)
+      list(APPEND _edgemt_export_targets ${_lib})
+    endif()
+  endif()
+endforeach()
+list(REMOVE_DUPLICATES _edgemt_export_targets)
+
+install(TARGETS ${_edgemt_export_targets} EXPORT EdgeMTTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/edgemt
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+  FILES_MATCHING PATTERN "*.h")
+
+# The command-line translator (examples/CMakeLists.txt).
+if(TARGET edgemt-translate)
+  install(TARGETS edgemt-translate RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+
+# A prefix to copy to a device: the dependencies' shared libraries (Debian
+# ships no static archives of XNNPACK, pthreadpool, cpuinfo, SentencePiece)
+# installed beside libedgemt, found by the installed programs through their
+# RPATH ($ORIGIN/../lib). On by default when cross-compiling (the libraries
+# come from the sysroot); the device needs only its libc and libstdc++ (GCC 12
+# or newer, e.g. Debian 12 / Raspberry Pi OS bookworm).
+option(EDGEMT_INSTALL_RUNTIME_DEPS
+  "Install the dependencies' shared libraries with EdgeMT (a self-contained prefix for a device)"
+  ${CMAKE_CROSSCOMPILING})
+if(EDGEMT_INSTALL_RUNTIME_DEPS)
+  set(_edgemt_runtime_libs ${XNNPACK_LIBRARY} ${PTHREADPOOL_LIBRARY} ${CPUINFO_LIBRARY})
+  if(EDGEMT_WITH_SENTENCEPIECE)
+    list(APPEND _edgemt_runtime_libs ${SENTENCEPIECE_LIBRARY})
+  endif()
+  foreach(_lib IN LISTS _edgemt_runtime_libs)
+    # libX.so -> libX.so.0 (-> libX.so.0.0.0): the runtime names, links kept.
+    get_filename_component(_dir ${_lib} DIRECTORY)
+    get_filename_component(_name ${_lib} NAME)
+    file(GLOB _files ${_dir}/${_name}.*)
+    install(FILES ${_files} DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  endforeach()
+  foreach(_target edgemt edgemt-translate)
+    if(TARGET ${_target})
+      file(RELATIVE_PATH _rel /${CMAKE_INSTALL_BINDIR} /${CMAKE_INSTALL_LIBDIR})
+      set_property(TARGET ${_target} APPEND PROPERTY INSTALL_RPATH "$ORIGIN/${_rel}")
+    endif()
+  endforeach()
+endif()
+
+install(EXPORT EdgeMTTargets NAMESPACE EdgeMT:: DESTINATION ${EDGEMT_INSTALL_CMAKEDIR})
+
+get_target_property(_edgemt_type edgemt TYPE)
+if(_edgemt_type STREQUAL "STATIC_LIBRARY")
+  set(EDGEMT_STATIC_LIBRARY ON)
+else()
+  set(EDGEMT_STATIC_LIBRARY OFF)
+endif()
+configure_package_config_file(
+  ${PROJECT_SOURCE_DIR}/cmake/EdgeMTConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/EdgeMTConfig.cmake
+  INSTALL_DESTINATION ${EDGEMT_INSTALL_CMAKEDIR})
+# 0.x: minor versions may break the API.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/EdgeMTConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/EdgeMTConfig.cmake ${PROJECT_BINARY_DIR}/EdgeMTConfigVersion.cmake
+  DESTINATION ${EDGEMT_INSTALL_CMAKEDIR})
+
+# pkg-config: paths relative to the .pc file, so that --prefix at install
+# time is honoured. A static library lists its dependencies in Libs (a plain
+# `pkg-config --libs edgemt` then links), a shared one in Libs.private.
+set(EDGEMT_PC_DEPS "-lXNNPACK -lpthreadpool -lcpuinfo")
+if(EDGEMT_WITH_SENTENCEPIECE)
+  string(APPEND EDGEMT_PC_DEPS " -lsentencepiece")
+endif()
+string(APPEND EDGEMT_PC_DEPS " -pthread")
+if(EDGEMT_STATIC_LIBRARY)
+  set(EDGEMT_PC_LIBS "-L\${libdir} -ledgemt ${EDGEMT_PC_DEPS}")
+  set(EDGEMT_PC_LIBS_PRIVATE "")
+else()
+  set(EDGEMT_PC_LIBS "-L\${libdir} -ledgemt")
+  set(EDGEMT_PC_LIBS_PRIVATE "${EDGEMT_PC_DEPS}")
+endif()
+set(EDGEMT_PC_DIR ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
+file(RELATIVE_PATH EDGEMT_PC_PREFIX /${EDGEMT_PC_DIR} /)
+string(REGEX REPLACE "/$" "" EDGEMT_PC_PREFIX "${EDGEMT_PC_PREFIX}")
+configure_file(${PROJECT_SOURCE_DIR}/cmake/edgemt.pc.in ${PROJECT_BINARY_DIR}/edgemt.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/edgemt.pc DESTINATION ${EDGEMT_PC_DIR})

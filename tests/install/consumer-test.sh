@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# consumer-test.sh BUILD_DIR CONSUMER_SOURCE WORK_DIR CMAKE CXX VERSION
+# (registered by CMakeLists.txt beside it)
+set -euo pipefail
+build="$1" consumer="$2" work="$3" cmake="$4" cxx="$5" version="$6"
+rm -rf "$work"
+mkdir -p "$work"
+prefix="$work/prefix"
+
+echo "-- cmake --install into $prefix"
+"$cmake" --install "$build" --prefix "$prefix" >"$work/install.log"
+test -f "$prefix/include/edgemt/status.h"
+pc="$(find "$prefix" -name edgemt.pc)"
+config="$(find "$prefix" -name EdgeMTConfig.cmake)"
+test -n "$pc" && test -n "$config"
+find "$prefix" -type f -o -type l | sed "s|^$prefix/|   |" | sort
+
+echo "-- find_package(EdgeMT)"
+"$cmake" -S "$consumer" -B "$work/cmake-consumer" -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_PREFIX_PATH="$prefix" -DEDGEMT_EXPECTED_VERSION="$version" \
+  >"$work/cmake-consumer.log" 2>&1 || { cat "$work/cmake-consumer.log"; exit 1; }
+"$cmake" --build "$work/cmake-consumer" >"$work/cmake-consumer-build.log" 2>&1 ||
+  { cat "$work/cmake-consumer-build.log"; exit 1; }
+"$work/cmake-consumer/edgemt_consumer"
+
+echo "-- pkg-config edgemt"
+export PKG_CONFIG_PATH="$(dirname "$pc")"
+test "$(pkg-config --modversion edgemt)" = "$version"
+flags="$(pkg-config --cflags --libs edgemt)"
+echo "   $flags"
+# shellcheck disable=SC2086 # the flags are words
+"$cxx" -std=c++17 -o "$work/pkgconfig-consumer" "$consumer/main.cc" $flags
+"$work/pkgconfig-consumer"
+echo "install_consumer: ok"

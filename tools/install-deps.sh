@@ -9,6 +9,10 @@ packages=(
   libsentencepiece-dev python3-sentencepiece
   doctest-dev
   python3-torch python3-numpy python3-tqdm
+  # Cross builds (toolchains/): compilers, qemu-user to run the ARM tests.
+  g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user
+  # Fuzzing (libFuzzer) and a second compiler.
+  clang-14 libclang-rt-14-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -190,9 +190,14 @@ struct Translator::Impl {
         if (workspace.finished[s]) continue;
         const int32_t produced = workspace.output_lengths[s];
         const int32_t banned = produced < decode.min_length ? config.eos_id : -1;
-        Int8Logits int8{workspace.decoder.output8 + s * vocab,
-                        decoder.projection_input(workspace) + s * static_cast<size_t>(config.d_model),
-                        &projection.view()};
+        // Only an int8 projection has int8 logits: a float model has no int8
+        // buffers (output8 is null, and offsetting a null pointer is undefined).
+        Int8Logits int8;
+        if (projection.is_int8()) {
+          int8 = Int8Logits{workspace.decoder.output8 + s * vocab,
+                            decoder.projection_input(workspace) + s * static_cast<size_t>(config.d_model),
+                            &projection.view()};
+        }
         const int32_t next = NextToken(workspace.logits + s * vocab, vocab, banned, projection.is_int8() ? &int8 : nullptr);
         workspace.step_tokens[s] = next;
         if (next == config.eos_id) {

@@ -100,6 +100,12 @@ Status ReadLinear(const fb::Linear* linear, const std::string& name, int out_fea
       if (!(requant < 256.0f) || !(requant >= 0x1.0p-32f))
         return Invalid(name + " has quantization scales whose ratio XNNPACK cannot represent (row " +
                        std::to_string(r) + ")");
+      // The bias is added in the int32 accumulator (docs/int8.md; as LinearOp::Create computes it).
+      if (out->bias != nullptr) {
+        const float q = std::nearbyint(out->bias[r] / (out->input_quant.scale * out->weight.scales[r]));
+        if (!(std::fabs(q) < 2147483520.0f))
+          return Invalid(name + ".bias does not fit the int8 accumulator (row " + std::to_string(r) + ")");
+      }
     }
   }
   return Status::Ok();
@@ -283,13 +289,19 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
                                     d, config.tied_output ? &weights->target_embedding : nullptr,
                                     &weights->output_projection));
 
-  // The file is int8 when any weight is; embeddings and projections may be either.
+  // The file is int8 when any weight is: every Linear counts, since each int8
+  // one needs the translator's int8 scratch buffers (any layer may be kept in float).
   bool any_int8 = weights->target_embedding.type == WeightType::kInt8 ||
                   weights->source_embedding.type == WeightType::kInt8 || weights->output_projection.is_int8();
+  auto attention_int8 = [](const AttentionView& a) {
+    return a.query.is_int8() || a.key.is_int8() || a.value.is_int8() || a.output.is_int8();
+  };
+  auto feed_forward_int8 = [](const FeedForwardView& f) { return f.up.is_int8() || f.down.is_int8(); };
   for (const auto& layer : weights->encoder_layers)
-    any_int8 = any_int8 || layer.feed_forward.up.is_int8() || layer.self_attention.query.is_int8();
+    any_int8 = any_int8 || attention_int8(layer.self_attention) || feed_forward_int8(layer.feed_forward);
   for (const auto& layer : weights->decoder_layers)
-    any_int8 = any_int8 || layer.feed_forward.up.is_int8() || layer.self_attention.query.is_int8();
+    any_int8 = any_int8 || attention_int8(layer.self_attention) || attention_int8(layer.cross_attention) ||
+               feed_forward_int8(layer.feed_forward);
   weights->is_int8 = any_int8;
   return Status::Ok();
 }

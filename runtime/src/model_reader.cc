@@ -13,13 +13,22 @@ Status Invalid(const std::string& message) { return Status(StatusCode::kInvalidM
 
 bool PositiveFinite(float v) { return std::isfinite(v) && v > 0.0f; }
 
+// XNNPACK refuses subnormal quantization scales; say so here rather than fail
+// later with an XNNPACK status.
+std::string ScaleProblem(float v) {
+  if (!PositiveFinite(v)) return "is not a positive finite number";
+  if (!std::isnormal(v)) return "is subnormal";
+  return "";
+}
+
 // Reads one Tensor and checks it has `rows` x `cols` elements of an allowed type.
 Status ReadMatrix(const fb::Tensor* tensor, const std::string& name, int rows, int cols,
                   bool allow_int8, MatrixView* out) {
   if (tensor == nullptr) return Invalid("tensor " + name + " is missing");
   const auto* shape = tensor->shape();
   const auto* data = tensor->data();
-  if (shape == nullptr || data == nullptr) return Invalid("tensor " + name + " has no shape or data");
+  if (shape == nullptr) return Invalid("tensor " + name + " has no shape");
+  if (data == nullptr) return Invalid("tensor " + name + " has no data");
   bool shape_ok = (shape->size() == 2 && shape->Get(0) == static_cast<uint32_t>(rows) &&
                    shape->Get(1) == static_cast<uint32_t>(cols)) ||
                   (cols == 1 && shape->size() == 1 && shape->Get(0) == static_cast<uint32_t>(rows));
@@ -47,9 +56,9 @@ Status ReadMatrix(const fb::Tensor* tensor, const std::string& name, int rows, i
         return Invalid("tensor " + name + " needs " + std::to_string(rows) + " scales, has " +
                        std::to_string(scales == nullptr ? 0 : scales->size()));
       for (uint32_t i = 0; i < scales->size(); ++i) {
-        if (!PositiveFinite(scales->Get(i)))
-          return Invalid("tensor " + name + " has a scale that is not a positive finite number (row " +
-                         std::to_string(i) + ")");
+        const std::string problem = ScaleProblem(scales->Get(i));
+        if (!problem.empty())
+          return Invalid("tensor " + name + " has a scale that " + problem + " (row " + std::to_string(i) + ")");
       }
       out->scales = scales->data();
       break;
@@ -73,7 +82,8 @@ Status ReadVector(const fb::Tensor* tensor, const std::string& name, int size, c
 
 Status ReadQuant(const fb::QuantParams* params, const std::string& name, QuantParams* out) {
   if (params == nullptr) return Invalid(name + " is missing");
-  if (!PositiveFinite(params->scale())) return Invalid(name + " has a scale that is not a positive finite number");
+  const std::string problem = ScaleProblem(params->scale());
+  if (!problem.empty()) return Invalid(name + " has a scale that " + problem);
   out->scale = params->scale();
   out->zero_point = params->zero_point();
   return Status::Ok();
@@ -194,16 +204,33 @@ Status ReadConfig(const fb::Config* c, ModelConfig* out) {
   out->bos_id = c->bos_id();
   out->eos_id = c->eos_id();
   out->decoder_start_id = c->decoder_start_id();
-  auto check_id = [](int id, int vocab, const char* what) -> Status {
+  auto check_id = [](int id, int vocab, const char* what, const char* side) -> Status {
     if (id < 0 || id >= vocab)
-      return Invalid(std::string(what) + " " + std::to_string(id) + " is outside the vocabulary of " +
-                     std::to_string(vocab));
+      return Invalid(std::string(what) + " " + std::to_string(id) + " is outside the " + side + " vocabulary (0.." +
+                     std::to_string(vocab - 1) + ")");
     return Status::Ok();
   };
-  EDGEMT_RETURN_IF_ERROR(check_id(out->pad_id, out->source_vocab_size, "pad_id"));
-  EDGEMT_RETURN_IF_ERROR(check_id(out->eos_id, out->target_vocab_size, "eos_id"));
-  EDGEMT_RETURN_IF_ERROR(check_id(out->decoder_start_id, out->target_vocab_size, "decoder_start_id"));
+  EDGEMT_RETURN_IF_ERROR(check_id(out->pad_id, out->source_vocab_size, "pad_id", "source"));
+  EDGEMT_RETURN_IF_ERROR(check_id(out->eos_id, out->target_vocab_size, "eos_id", "target"));
+  // Sources end with </s> too.
+  EDGEMT_RETURN_IF_ERROR(check_id(out->eos_id, out->source_vocab_size, "eos_id", "source"));
+  EDGEMT_RETURN_IF_ERROR(check_id(out->decoder_start_id, out->target_vocab_size, "decoder_start_id", "target"));
   return Status::Ok();
+}
+
+// Verifies only the root table's two version fields and reads them.
+bool ReadVersion(const uint8_t* data, size_t size, uint16_t* major, uint16_t* minor) {
+  flatbuffers::Verifier verifier(data, size);
+  const flatbuffers::uoffset_t root = verifier.VerifyOffset(0);
+  if (root == 0) return false;
+  const auto* table = reinterpret_cast<const flatbuffers::Table*>(data + root);
+  if (!table->VerifyTableStart(verifier) ||
+      !table->VerifyField<uint16_t>(verifier, fb::Model::VT_FORMAT_MAJOR, sizeof(uint16_t)) ||
+      !table->VerifyField<uint16_t>(verifier, fb::Model::VT_FORMAT_MINOR, sizeof(uint16_t)))
+    return false;
+  *major = table->GetField<uint16_t>(fb::Model::VT_FORMAT_MAJOR, 0);
+  *minor = table->GetField<uint16_t>(fb::Model::VT_FORMAT_MINOR, 0);
+  return true;
 }
 
 }  // namespace
@@ -212,13 +239,18 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
   if (data == nullptr || size < 8) return Invalid("the file is empty or too short to be a model (" + std::to_string(size) + " bytes)");
   if (!flatbuffers::BufferHasIdentifier(data, fb::ModelIdentifier()))
     return Invalid("not an EdgeMT model file (identifier is not \"" + std::string(fb::ModelIdentifier()) + "\")");
+  // The version first: a newer major format may have changed any table, and
+  // "unsupported" is the useful answer for it, not "corrupt".
+  uint16_t major = 0, minor = 0;
+  if (!ReadVersion(data, size, &major, &minor))
+    return Invalid("the file is corrupt or truncated (its root table cannot be read)");
+  if (major != kFormatMajor)
+    return Status(StatusCode::kUnsupported, "model format version " + std::to_string(major) + "." +
+                                                std::to_string(minor) + " is not supported (this runtime reads " +
+                                                std::to_string(kFormatMajor) + ".x)");
   flatbuffers::Verifier verifier(data, size, /*max_depth=*/64, /*max_tables=*/10000000);
   if (!fb::VerifyModelBuffer(verifier)) return Invalid("the file is corrupt or truncated (FlatBuffer verification failed)");
   const fb::Model* model = fb::GetModel(data);
-  if (model->format_major() != kFormatMajor)
-    return Status(StatusCode::kUnsupported, "model format version " + std::to_string(model->format_major()) + "." +
-                                                std::to_string(model->format_minor()) + " is not supported (this runtime reads " +
-                                                std::to_string(kFormatMajor) + ".x)");
   ModelConfig& config = weights->config;
   EDGEMT_RETURN_IF_ERROR(ReadConfig(model->config(), &config));
   const int d = config.d_model;

@@ -188,9 +188,11 @@ std::vector<uint8_t> BuildTestModelFile(const TestModelSpec& spec) {
 
 void AlignedBytes::Free::operator()(uint8_t* p) const { ::operator delete[](p, std::align_val_t(64)); }
 
-AlignedBytes::AlignedBytes(const std::vector<uint8_t>& bytes) : size_(bytes.size()) {
-  data_.reset(new (std::align_val_t(64)) uint8_t[bytes.empty() ? 1 : bytes.size()]);
-  if (!bytes.empty()) std::memcpy(data_.get(), bytes.data(), bytes.size());
+AlignedBytes::AlignedBytes(const std::vector<uint8_t>& bytes) : AlignedBytes(bytes.data(), bytes.size()) {}
+
+AlignedBytes::AlignedBytes(const void* data, size_t size) : size_(size) {
+  data_.reset(new (std::align_val_t(64)) uint8_t[size == 0 ? 1 : size]);
+  if (size != 0) std::memcpy(data_.get(), data, size);
 }
 
 TestModel LoadTestModel(const TestModelSpec& spec) {

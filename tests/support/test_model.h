@@ -36,6 +36,7 @@ class AlignedBytes {
  public:
   AlignedBytes() = default;
   explicit AlignedBytes(const std::vector<uint8_t>& bytes);
+  AlignedBytes(const void* data, size_t size);
   const uint8_t* data() const { return data_.get(); }
   uint8_t* data() { return data_.get(); }
   size_t size() const { return size_; }

@@ -1,0 +1,72 @@
+// Writes the fuzzer's seed corpus: small valid model files (float32 and
+// int8, every norm, activation and position variant) made with
+// tests/support/test_model.cc. Usage: edgemt-fuzz-seeds DIRECTORY
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "test_model.h"
+
+using edgemt::testing::TestModelSpec;
+
+namespace {
+
+TestModelSpec Tiny(bool int8) {
+  TestModelSpec spec;
+  spec.d_model = 4;
+  spec.num_heads = 2;
+  spec.d_ff = 8;
+  spec.encoder_layers = 1;
+  spec.decoder_layers = 1;
+  spec.source_vocab = 8;
+  spec.target_vocab = 9;
+  spec.max_positions = 6;
+  spec.int8 = int8;
+  return spec;
+}
+
+bool Write(const std::string& path, const std::vector<uint8_t>& bytes) {
+  FILE* file = std::fopen(path.c_str(), "wb");
+  if (file == nullptr) return false;
+  const bool ok = std::fwrite(bytes.data(), 1, bytes.size(), file) == bytes.size();
+  return std::fclose(file) == 0 && ok;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: edgemt-fuzz-seeds DIRECTORY\n");
+    return 2;
+  }
+  const std::string dir = argv[1];
+  std::vector<std::pair<std::string, TestModelSpec>> seeds;
+  for (bool int8 : {false, true}) {
+    const std::string dtype = int8 ? "int8" : "float32";
+    TestModelSpec post = Tiny(int8);
+    seeds.emplace_back(dtype + "-postln-relu", post);
+    TestModelSpec pre = Tiny(int8);
+    pre.norm = edgemt::NormPlacement::kPreLN;
+    pre.activation = edgemt::Activation::kGELU;
+    pre.positions = edgemt::PositionEncoding::kLearned;
+    pre.tied_output = true;
+    seeds.emplace_back(dtype + "-preln-gelu-learned-tied", pre);
+    TestModelSpec shared = Tiny(int8);
+    shared.activation = edgemt::Activation::kSiLU;
+    shared.positions = edgemt::PositionEncoding::kSinusoidalHalves;
+    shared.target_vocab = shared.source_vocab;
+    shared.mutate = [](edgemt::fb::ModelT& model) {
+      model.config->shared_embeddings = true;
+      model.encoder->token_embedding.reset();
+    };
+    seeds.emplace_back(dtype + "-silu-halves-shared", shared);
+  }
+  for (const auto& [name, spec] : seeds) {
+    const std::string path = dir + "/" + name + ".edgemt";
+    if (!Write(path, edgemt::testing::BuildTestModelFile(spec))) {
+      std::fprintf(stderr, "edgemt-fuzz-seeds: cannot write %s\n", path.c_str());
+      return 1;
+    }
+  }
+  return 0;
+}

@@ -1,9 +1,116 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, builds, runs CTest.
-set -euo pipefail
+# The whole test suite (the README's test command; .ci/run calls it):
+# installs what is missing, then builds and runs CTest in four configurations
+#
+#   == native ==  build/        Release, the full suite
+#   == asan ==    build-asan/   RelWithDebInfo, ASan + UBSan, built with clang-14, without `slow`
+#   == arm64 ==   build-arm64/  aarch64 cross build, tests under qemu-aarch64, without `slow`
+#   == armhf ==   build-armhf/  armhf cross build, tests under qemu-arm, without `slow`
+#
+# all with -DEDGEMT_WERROR=ON. It goes on through all four when one fails
+# and exits non-zero if anything failed. Only some configurations:
+#   tests/run.sh native asan
+# The sanitizer build uses clang: a second compiler for the project's code,
+# and the sanitizer headers GCC 12 lacks (<sanitizer/allocator_interface.h>).
+# EDGEMT_ASAN_CXX=g++ (say) overrides.
+#
+# CTest label convention (tests/README.md):
+#   slow  a test that takes long (big models, long sweeps): run natively only,
+#         skipped in the sanitizer and ARM (emulated: ~10-50x slower) runs.
+#   host  a test of the build machine itself (the converter's Python tests,
+#         install + consumer projects): registered only when not
+#         cross-compiling (if(NOT CMAKE_CROSSCOMPILING)), and excluded from
+#         the ARM runs here as well.
+set -uo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-"$root/tools/install-deps.sh"
+cd "$root"
+
+"$root/tools/install-deps.sh" || { echo "tests/run.sh: installing the dependencies failed" >&2; exit 1; }
+
 jobs="$(nproc)"
-cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DEDGEMT_WERROR=ON
-cmake --build "$root/build" -j "$jobs"
-ctest --test-dir "$root/build" --output-on-failure -j "$jobs"
+configs=("$@")
+[ ${#configs[@]} -gt 0 ] || configs=(native asan arm64 armhf)
+
+export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
+
+declare -A result=() duration=()
+total_passed=0 total_failed=0
+failed_any=0
+
+run_config() {
+  local name="$1" dir="$2" exclude="$3"
+  shift 3
+  local log="$root/$dir/run.log"
+  mkdir -p "$root/$dir"
+  echo "$ cmake -S . -B $dir $*"
+  if ! cmake -S "$root" -B "$root/$dir" -DEDGEMT_WERROR=ON "$@" >"$log" 2>&1; then
+    tail -n 40 "$log"
+    echo "tests/run.sh: $name: configure failed (log: $dir/run.log)"
+    return 1
+  fi
+  echo "$ cmake --build $dir -j $jobs"
+  if ! cmake --build "$root/$dir" -j "$jobs" >>"$log" 2>&1; then
+    grep -E -B2 -A12 'error|Error' "$log" | head -n 80
+    echo "tests/run.sh: $name: build failed (log: $dir/run.log)"
+    return 1
+  fi
+  local ctest_args=(--test-dir "$root/$dir" -j "$jobs" --output-on-failure --no-tests=error)
+  [ -z "$exclude" ] || ctest_args+=(-LE "$exclude")
+  echo "$ ctest --test-dir $dir -j $jobs --output-on-failure${exclude:+ -LE \"$exclude\"}"
+  local rc
+  ctest "${ctest_args[@]}" 2>&1 | tee "$root/$dir/ctest.log"
+  rc=${PIPESTATUS[0]}
+  # What XNNPACK found on the (emulated) CPU of each platform test.
+  awk '/^[0-9]+\/[0-9]+ Testing: / { test = $3 }
+       /^xnnpack_platform: / { sub(/^xnnpack_platform: /, ""); print "  " test ": " $0 }' \
+    "$root/$dir/Testing/Temporary/LastTest.log" 2>/dev/null
+  local line passed failed
+  line="$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$root/$dir/ctest.log" | tail -n 1)"
+  if [ -n "$line" ]; then
+    failed="$(sed -E 's/.* ([0-9]+) tests? failed out of ([0-9]+).*/\1/' <<<"$line")"
+    passed=$(($(sed -E 's/.* out of ([0-9]+).*/\1/' <<<"$line") - failed))
+    total_passed=$((total_passed + passed))
+    total_failed=$((total_failed + failed))
+  fi
+  return $rc
+}
+
+for config in "${configs[@]}"; do
+  echo
+  echo "== $config =="
+  start=$SECONDS
+  failed_before=$total_failed
+  case "$config" in
+    native) run_config native build "" -DCMAKE_BUILD_TYPE=Release ;;
+    asan)
+      asan_cxx="${EDGEMT_ASAN_CXX:-clang++-14}"
+      asan_cc="${asan_cxx/clang++/clang}"
+      asan_cc="${asan_cc/g++/gcc}"
+      run_config asan build-asan slow -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDGEMT_SANITIZE=ON \
+        -DCMAKE_CXX_COMPILER="$asan_cxx" -DCMAKE_C_COMPILER="$asan_cc" ;;
+    arm64) run_config arm64 build-arm64 "slow|host" -DCMAKE_BUILD_TYPE=Release \
+             --toolchain "$root/toolchains/aarch64-linux-gnu.cmake" ;;
+    armhf) run_config armhf build-armhf "slow|host" -DCMAKE_BUILD_TYPE=Release \
+             --toolchain "$root/toolchains/arm-linux-gnueabihf.cmake" ;;
+    *) echo "tests/run.sh: unknown configuration '$config' (native, asan, arm64, armhf)"; false ;;
+  esac
+  rc=$?
+  duration[$config]=$((SECONDS - start))
+  if [ $rc -eq 0 ]; then
+    result[$config]=passed
+  else
+    result[$config]=FAILED
+    failed_any=1
+    # A configuration that failed before CTest counted anything counts as one failure.
+    [ "$total_failed" -gt "$failed_before" ] || total_failed=$((total_failed + 1))
+  fi
+done
+
+echo
+echo "== summary =="
+for config in "${configs[@]}"; do
+  printf '  %-7s %-7s %4ds\n' "$config" "${result[$config]}" "${duration[$config]}"
+done
+echo "tests: $total_passed passed, $total_failed failed"
+exit $failed_any

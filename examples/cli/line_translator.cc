@@ -117,7 +117,12 @@ Status LineTranslator::OutputLine(const TokenIds& ids, std::string* line) const 
     return Status::Ok();
   }
 #ifdef EDGEMT_WITH_SENTENCEPIECE
-  return target_tokenizer_->Decode(ids.data, ids.size, line);
+  EDGEMT_RETURN_IF_ERROR(target_tokenizer_->Decode(ids.data, ids.size, line));
+  // One output line per input line, whatever pieces the vocabulary has.
+  for (char& c : *line) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  return Status::Ok();
 #else
   return Status(StatusCode::kUnsupported, "no tokenizer in this build");
 #endif

@@ -30,8 +30,11 @@ int main(int argc, char** argv) {
   bool more = true;
   while (more) {
     lines.clear();
-    while (lines.size() < static_cast<size_t>(options.batch_size) && (more = static_cast<bool>(std::getline(std::cin, line))))
+    while (lines.size() < static_cast<size_t>(options.batch_size) && (more = static_cast<bool>(std::getline(std::cin, line)))) {
+      // In a file with CRLF line endings the \r belongs to the ending, not the text.
+      if (!line.empty() && line.back() == '\r') line.pop_back();
       lines.push_back(line);
+    }
     if (lines.empty()) break;
     translator.value()->TranslateLines(lines, line_number, &outputs);
     for (const std::string& output : outputs) {

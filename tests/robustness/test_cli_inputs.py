@@ -1,0 +1,341 @@
+"""edgemt-translate on bad input: every input line gets exactly one output
+line, in order; a bad line gets an empty line and a message on stderr, the
+good lines around it are translated as if alone; the exit code is 0.
+
+Needs EDGEMT_BIN (the build's bin directory: edgemt-translate and
+edgemt-make-test-model). Id-level tests use small random models written by
+edgemt-make-test-model; text tests embed a tiny SentencePiece model trained
+on the spot (python3-sentencepiece) and, when it exists, also use the
+committed models/multi30k-ende.int8.edgemt.
+"""
+
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import tiny_spm  # noqa: E402
+
+BIN = os.environ.get("EDGEMT_BIN", "")
+TRANSLATE = os.path.join(BIN, "edgemt-translate")
+MAKE_MODEL = os.path.join(BIN, "edgemt-make-test-model")
+REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
+REAL_MODEL = os.path.join(REPO, "models", "multi30k-ende.int8.edgemt")
+
+# The id models: vocabularies 40 (source) and 48 (target), 16 positions, so
+# that long inputs are easy to make. </s> is 3.
+SOURCE_VOCAB = 40
+MAX_POSITIONS = 16
+EOS = 3
+TIMEOUT = 300
+
+_tmp = None
+MODELS = {}
+
+
+def setUpModule():
+    global _tmp
+    if not (os.path.isfile(TRANSLATE) and os.path.isfile(MAKE_MODEL)):
+        raise unittest.SkipTest("EDGEMT_BIN must name a directory with edgemt-translate and edgemt-make-test-model")
+    _tmp = tempfile.TemporaryDirectory()
+    common = ["--d-model", "16", "--heads", "2", "--d-ff", "32", "--layers", "1",
+              "--source-vocab", str(SOURCE_VOCAB), "--target-vocab", "48", "--max-positions", str(MAX_POSITIONS)]
+    for name, extra in (("float32", []), ("int8", ["--int8"])):
+        path = os.path.join(_tmp.name, name + ".edgemt")
+        subprocess.run([MAKE_MODEL, "-o", path] + common + extra, check=True)
+        MODELS[name] = path
+    if tiny_spm.available():
+        spm_path = os.path.join(_tmp.name, "tiny.spm.model")
+        with open(spm_path, "wb") as f:
+            f.write(tiny_spm.train())
+        path = os.path.join(_tmp.name, "text.edgemt")
+        vocab = str(tiny_spm.VOCAB_SIZE)
+        subprocess.run([MAKE_MODEL, "-o", path, "--int8", "--d-model", "16", "--heads", "2", "--d-ff", "32",
+                        "--layers", "1", "--source-vocab", vocab, "--target-vocab", vocab,
+                        "--max-positions", "24", "--tokenizer", spm_path], check=True)
+        MODELS["text"] = path
+
+
+def tearDownModule():
+    if _tmp is not None:
+        _tmp.cleanup()
+
+
+def run(model, data, *args):
+    """(exit code, output lines as bytes, stderr as text)."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    proc = subprocess.run([TRANSLATE, "--model", model, "--threads", "1"] + list(args), input=data,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT)
+    out = proc.stdout
+    if out:
+        assert out.endswith(b"\n"), "the output does not end with a newline: %r" % out[-40:]
+        lines = out[:-1].split(b"\n")
+    else:
+        lines = []
+    return proc.returncode, lines, proc.stderr.decode("utf-8", "replace")
+
+
+def input_lines(data):
+    """The lines edgemt-translate should see: split at \\n, a last line without \\n counts."""
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if not data:
+        return []
+    lines = data.split(b"\n")
+    if data.endswith(b"\n"):
+        lines.pop()
+    return lines
+
+
+def message(line_number, text):
+    return "edgemt-translate: line %d: %s\n" % (line_number, text)
+
+
+class CliCase(unittest.TestCase):
+    model = "float32"
+    ids = True
+
+    def setUp(self):
+        if self.model not in MODELS:
+            self.skipTest("no %s model (python3-sentencepiece missing?)" % self.model)
+
+    def flags(self):
+        return ["--input-ids", "--output-ids"] if self.ids else []
+
+    def translate(self, data, *args):
+        return run(MODELS[self.model], data, *(self.flags() + list(args)))
+
+    def alone(self, line, *args):
+        """The output of `line` translated on its own."""
+        code, lines, err = self.translate(line + b"\n" if isinstance(line, bytes) else line + "\n", *args)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(len(lines), 1)
+        return lines[0]
+
+    def check(self, data, bad, *args, batch_sizes=(1, 4)):
+        """Translates `data` (good lines around bad ones); `bad` maps 1-based
+        line numbers to the stderr message of that line (None: no message,
+        an empty output line). Good lines must equal their translation alone."""
+        expected_lines = input_lines(data)
+        good = {}
+        for number, line in enumerate(expected_lines, 1):
+            if number not in bad:
+                good[number] = self.alone(line, *args)
+                self.assertNotEqual(good[number], b"", "a good line translated to nothing: %r" % line)
+        expected_err = "".join(message(n, bad[n]) for n in sorted(bad) if bad[n] is not None)
+        for batch in batch_sizes:
+            with self.subTest(batch_size=batch):
+                code, lines, err = self.translate(data, "--batch-size", str(batch), *args)
+                self.assertEqual(code, 0, err)
+                self.assertEqual(len(lines), len(expected_lines), err)
+                for number, output in enumerate(lines, 1):
+                    if number in bad:
+                        self.assertEqual(output, b"", "line %d" % number)
+                    else:
+                        self.assertEqual(output, good[number], "line %d" % number)
+                self.assertEqual(err, expected_err)
+
+
+class IdInputs(CliCase):
+    """--input-ids --output-ids with a float32 model."""
+
+    def test_empty_and_blank_lines(self):
+        self.check("5 6 7 3\n\n8 9 3\n \t \n10 3\n", {2: None, 4: None})
+
+    def test_ids_outside_the_vocabulary(self):
+        self.check("5 6 3\n5 40 3\n7 3\n-1 3\n9 3\n2147483647 3\n", {
+            2: "id 40 is outside the source vocabulary (0..39)",
+            4: "id -1 is outside the source vocabulary (0..39)",
+            6: "id 2147483647 is outside the source vocabulary (0..39)",
+        })
+
+    def test_non_numeric_ids(self):
+        self.check("5 6 3\n5 abc 3\n7 3\n1.5 3\n99999999999999999999 3\n123456789012345678901234 3\n8 3\n", {
+            2: "'abc' is not a token id",
+            4: "'1.5' is not a token id",
+            5: "'99999999999999999999' is not a token id",
+            6: "'12345678901234567890...' is not a token id",
+        })
+
+    def test_nul_byte_and_invalid_utf8(self):
+        self.check(b"5 6 3\n5 6\x00 3\n7 3\n\xff\xfe 3\n8 3\n", {
+            2: "'6?' is not a token id",
+            4: "'??' is not a token id",
+        })
+
+    def test_long_input_is_truncated_with_a_warning(self):
+        long_ids = " ".join(str(4 + i % 30) for i in range(30)) + " 3"
+        truncated = " ".join(str(4 + i % 30) for i in range(MAX_POSITIONS - 1)) + " 3"
+        warning = message(2, "the source has 31 tokens, more than the limit of 16: translating its first 16 "
+                             "(--long-input error refuses it)")
+        data = "5 6 3\n" + long_ids + "\n7 3\n"
+        for batch in ("1", "4"):
+            code, lines, err = self.translate(data, "--batch-size", batch)
+            self.assertEqual(code, 0, err)
+            self.assertEqual(lines, [self.alone("5 6 3"), self.alone(truncated), self.alone("7 3")])
+            self.assertEqual(err, warning)
+
+    def test_long_input_error(self):
+        long_ids = " ".join(["5"] * 30) + " 3"
+        self.check("5 6 3\n" + long_ids + "\n7 3\n",
+                   {2: "the source has 31 tokens, more than the limit of 16"}, "--long-input", "error")
+
+    def test_max_source_length_option(self):
+        self.check("5 6 3\n5 6 7 8 9 3\n7 3\n", {2: "the source has 6 tokens, more than the limit of 4"},
+                   "--long-input", "error", "--max-source-length", "4")
+
+    def test_line_of_one_megabyte(self):
+        huge = " ".join(["5"] * (1 << 19))  # 1 MiB
+        data = "6 7 3\n" + huge + "\n8 3\n"
+        code, lines, err = self.translate(data, "--long-input", "error")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(lines, [self.alone("6 7 3"), b"", self.alone("8 3")])
+        self.assertEqual(err, message(2, "the source has 524288 tokens, more than the limit of 16"))
+        # Truncated (the default): the first 15 ids and </s>.
+        code, lines, err = self.translate(data)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(lines[1], self.alone(" ".join(["5"] * 15) + " 3"))
+        self.assertEqual(len(lines), 3)
+
+    def test_binary_garbage(self):
+        garbage = random.Random(1234).randbytes(64 * 1024)
+        data = b"5 6 3\n" + garbage + b"\n7 3\n"
+        expected = input_lines(data)
+        code, lines, err = self.translate(data, "--batch-size", "8")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(len(lines), len(expected))
+        self.assertEqual(lines[0], self.alone("5 6 3"))
+        self.assertEqual(lines[-1], self.alone("7 3"))
+        # Every garbage line is refused with a message of its own (or is blank).
+        refused = [n for n in range(2, len(expected)) if expected[n - 1].strip(b" \t\r")]
+        self.assertEqual(err.count("edgemt-translate: line "), len(refused))
+        for n in refused:
+            self.assertIn("edgemt-translate: line %d: " % n, err)
+            self.assertEqual(lines[n - 1], b"")
+
+    def test_no_final_newline(self):
+        data = "5 6 3\n7 8 3"
+        code, lines, err = self.translate(data)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(lines, [self.alone("5 6 3"), self.alone("7 8 3")])
+        self.assertEqual(err, "")
+
+    def test_crlf_line_endings(self):
+        code, crlf, err = self.translate("5 6 3\r\n\r\n7 8 3\r\n")
+        self.assertEqual(code, 0, err)
+        code, lf, _ = self.translate("5 6 3\n\n7 8 3\n")
+        self.assertEqual(crlf, lf)
+        self.assertEqual(err, "")
+
+    def test_empty_input(self):
+        code, lines, err = self.translate(b"")
+        self.assertEqual((code, lines, err), (0, [], ""))
+
+
+class IdInputsInt8(IdInputs):
+    """The same with an int8 model."""
+    model = "int8"
+
+
+class TextInputs(CliCase):
+    """Text in: a random int8 model with the tiny SentencePiece model. Output
+    ids, which show what was translated better than the random model's text."""
+    model = "text"
+    ids = False
+
+    def flags(self):
+        # --min-length: the random model may choose </s> first for some sentences.
+        return ["--output-ids", "--min-length", "2"]
+
+    def test_text_output(self):
+        data = "a man\n\n\xff the dog\ntwo women"
+        code, lines, err = run(MODELS[self.model], data, "--batch-size", "2")
+        self.assertEqual((code, err), (0, ""))
+        self.assertEqual(len(lines), 4)
+        self.assertEqual(lines[1], b"")
+
+    def test_empty_and_blank_lines(self):
+        self.check("a man is riding\n\nthe quick fox\n \t \ntwo women\n", {2: None, 4: None})
+
+    def test_invalid_utf8_and_nul_bytes_are_translated(self):
+        # SentencePiece reads what it cannot decode as unknown pieces: no error.
+        data = b"a man\n\xff\xfe\xc3 the dog\nthe bench\nein\x00mann\x00\ntwo women\n"
+        self.check(data, {})
+
+    def test_long_input(self):
+        long_line = " ".join(["the quick brown fox"] * 20)
+        code, lines, err = self.translate("a man\n" + long_line + "\ntwo women\n")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(len(lines), 3)
+        self.assertEqual(lines[0], self.alone("a man"))
+        self.assertEqual(lines[2], self.alone("two women"))
+        self.assertNotEqual(lines[1], b"")
+        self.assertRegex(err, r"^edgemt-translate: line 2: the source has \d+ tokens, more than the limit of 24: "
+                              r"translating its first 24 \(--long-input error refuses it\)\n$")
+        code, lines, err = self.translate("a man\n" + long_line + "\ntwo women\n", "--long-input", "error")
+        self.assertEqual(lines[1], b"")
+        self.assertRegex(err, r"^edgemt-translate: line 2: the source has \d+ tokens, more than the limit of 24\n$")
+
+    def test_line_of_one_megabyte(self):
+        huge = ("the quick brown fox " * 52429)[: 1 << 20]
+        code, lines, err = self.translate("a man\n" + huge + "\ntwo women\n")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(len(lines), 3)
+        self.assertEqual([lines[0], lines[2]], [self.alone("a man"), self.alone("two women")])
+        self.assertRegex(err, r"^edgemt-translate: line 2: the source has \d+ tokens, more than the limit of 24")
+
+    def test_binary_garbage(self):
+        garbage = random.Random(99).randbytes(64 * 1024)
+        data = b"a man\n" + garbage + b"\ntwo women\n"
+        code, lines, err = self.translate(data, "--batch-size", "8")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(len(lines), len(input_lines(data)))
+        self.assertEqual(lines[0], self.alone("a man"))
+        self.assertEqual(lines[-1], self.alone("two women"))
+        # Only warnings about long lines, one per line at most.
+        for warning in err.splitlines():
+            self.assertRegex(warning, r"^edgemt-translate: line \d+: the source has \d+ tokens, more than the limit")
+
+    def test_no_final_newline_and_crlf(self):
+        code, lf, err = self.translate("a man\nthe dog\n")
+        self.assertEqual((code, err), (0, ""))
+        self.assertEqual(lf, [self.alone("a man"), self.alone("the dog")])
+        self.assertEqual(self.translate("a man\nthe dog")[1], lf)
+        self.assertEqual(self.translate("a man\r\nthe dog\r\n")[1], lf)
+
+
+@unittest.skipUnless(os.path.isfile(REAL_MODEL), "models/multi30k-ende.int8.edgemt is not there (yet)")
+class RealModelTextInputs(unittest.TestCase):
+    """The committed Multi30k model on the same bad inputs."""
+
+    def translate(self, data, *args):
+        return run(REAL_MODEL, data, *args)
+
+    def test_bad_lines_between_good_ones(self):
+        good = ["A man is riding a bike.", "Two women are sitting on a bench."]
+        _, alone, _ = self.translate("\n".join(good) + "\n")
+        data = good[0].encode() + b"\n\n \t\n\xff\xfe\x00 x\n" + good[1].encode() + b"\r\n"
+        code, lines, err = self.translate(data, "--batch-size", "4")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(len(lines), 5)
+        self.assertEqual([lines[0], lines[4]], alone)
+        self.assertEqual(lines[1:3], [b"", b""])
+
+    def test_long_and_garbage_lines(self):
+        garbage = random.Random(7).randbytes(16 * 1024)
+        data = b"A dog runs.\n" + b"a dog " * 200 + b"\n" + garbage + b"\nA dog runs.\n"
+        code, lines, err = self.translate(data, "--batch-size", "4")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(len(lines), len(input_lines(data)))
+        self.assertEqual(lines[0], lines[-1])
+        self.assertNotEqual(lines[0], b"")
+        self.assertIn("edgemt-translate: line 2: the source has", err)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

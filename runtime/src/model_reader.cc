@@ -5,6 +5,7 @@
 #include <string>
 
 #include "edgemt_generated.h"
+#include "ops/quantize.h"
 
 namespace edgemt {
 namespace {
@@ -112,8 +113,8 @@ Status ReadLinear(const fb::Linear* linear, const std::string& name, int out_fea
                        std::to_string(r) + ")");
       // The bias is added in the int32 accumulator (docs/int8.md; as LinearOp::Create computes it).
       if (out->bias != nullptr) {
-        const float q = std::nearbyint(out->bias[r] / (out->input_quant.scale * out->weight.scales[r]));
-        if (!(std::fabs(q) < 2147483520.0f))
+        int32_t quantized;
+        if (!QuantizeBias(out->bias[r], out->input_quant.scale, out->weight.scales[r], &quantized))
           return Invalid(name + ".bias does not fit the int8 accumulator (row " + std::to_string(r) + ")");
       }
     }

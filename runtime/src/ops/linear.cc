@@ -45,12 +45,8 @@ Status LinearOp::Create(const LinearView& view, bool fuse_relu, const char* name
     std::vector<int32_t> bias(static_cast<size_t>(out_features_), 0);
     if (view.bias != nullptr) {
       for (int r = 0; r < out_features_; ++r) {
-        // float32, as the converter's simulation computes it (docs/int8.md).
-        const float accumulator_scale = view.input_quant.scale * view.weight.scales[r];
-        const float q = std::nearbyint(view.bias[r] / accumulator_scale);
-        if (!(std::fabs(q) < 2147483520.0f))
+        if (!QuantizeBias(view.bias[r], view.input_quant.scale, view.weight.scales[r], &bias[static_cast<size_t>(r)]))
           return Status(StatusCode::kInvalidModel, std::string(name) + ": a bias does not fit the int8 accumulator");
-        bias[static_cast<size_t>(r)] = static_cast<int32_t>(q);
       }
     }
     const int8_t lo = fuse_relu ? view.output_quant.zero_point : int8_t{-128};

@@ -1,6 +1,7 @@
 #include "ops/quantize.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "ops/vectorize.h"
@@ -23,6 +24,15 @@ void QuantizeInt8(const float* x, size_t n, float scale, int8_t zero_point, int8
     std::memcpy(&bits, &v, sizeof bits);
     out[i] = static_cast<int8_t>(bits - magic_bits);
   }
+}
+
+bool QuantizeBias(float bias, float input_scale, float weight_scale, int32_t* out) {
+  // float32 arithmetic, as the converter's simulation computes it.
+  const float accumulator_scale = input_scale * weight_scale;
+  const float q = std::nearbyint(bias / accumulator_scale);
+  if (!(std::fabs(q) < 2147483520.0f)) return false;  // the largest float below 2^31
+  *out = static_cast<int32_t>(q);
+  return true;
 }
 
 EDGEMT_VECTORIZED

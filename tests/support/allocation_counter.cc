@@ -5,11 +5,12 @@
 #include <cerrno>
 #include <cstring>
 
-#if defined(__SANITIZE_ADDRESS__)
-#define EDGEMT_UNDER_ASAN 1
+// Under AddressSanitizer or ThreadSanitizer the sanitizer owns malloc.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define EDGEMT_UNDER_SANITIZER 1
 #elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define EDGEMT_UNDER_ASAN 1
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define EDGEMT_UNDER_SANITIZER 1
 #endif
 #endif
 
@@ -21,8 +22,8 @@ inline void Note() {
 }
 }  // namespace
 
-#ifdef EDGEMT_UNDER_ASAN
-// AddressSanitizer owns malloc; it calls these hooks for every allocation.
+#ifdef EDGEMT_UNDER_SANITIZER
+// The sanitizer's allocator calls these hooks for every allocation.
 #include <sanitizer/allocator_interface.h>
 namespace {
 void MallocHook(const volatile void*, size_t) { Note(); }

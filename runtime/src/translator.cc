@@ -146,6 +146,7 @@ struct Translator::Impl {
 
   Status DecodeStep(const int32_t* tokens, bool float_logits = true) {
     if (batch_count == 0) return InvalidArgument("DecodeStep needs a successful Encode first");
+    if (tokens == nullptr) return InvalidArgument("tokens must not be null");
     if (next_step >= limits.target)
       return InvalidArgument("the translator's max_target_length " + std::to_string(limits.target) + " is reached");
     const int vocab = model->config().target_vocab_size;

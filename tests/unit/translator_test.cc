@@ -234,6 +234,43 @@ TEST_CASE("requests over the limits are refused before anything runs") {
   CHECK(translator->Translate(&fine, 1, out).ok());
 }
 
+TEST_CASE("the step API refuses requests over the translator's limits") {
+  TestModel test = LoadTestModel(TestModelSpec{});
+  TranslatorOptions options;
+  options.max_source_length = 8;
+  options.max_target_length = 3;
+  auto translator = MakeTranslator(test, options);
+  int32_t token = test.model->config().decoder_start_id;
+  CHECK(translator->DecodeStep(&token).message() == "DecodeStep needs a successful Encode first");
+
+  std::vector<int32_t> ok_ids = {5, 6, 3}, long_ids(9, 5);
+  TokenIds too_long{long_ids.data(), long_ids.size()};
+  CHECK(translator->Encode(&too_long, 1).message() ==
+        "source 0 has 9 ids, more than the translator's max_source_length 8");
+  TokenIds two[2] = {{ok_ids.data(), 3}, {ok_ids.data(), 3}};
+  CHECK(translator->Encode(two, 2).message() == "a batch of 2 is more than the translator's max_batch_size 1");
+  CHECK(translator->DecodeStep(&token).message() == "DecodeStep needs a successful Encode first");
+
+  REQUIRE(translator->Encode(two, 1).ok());
+  CHECK(translator->DecodeStep(nullptr).message() == "tokens must not be null");
+  int32_t outside = 48, negative = -2;
+  CHECK(translator->DecodeStep(&outside).message() == "target id 48 is outside the target vocabulary");
+  CHECK(translator->DecodeStep(&negative).message() == "target id -2 is outside the target vocabulary");
+  // Refused steps do not count: all three steps of max_target_length are still there.
+  for (int step = 0; step < 3; ++step) CHECK(translator->DecodeStep(&token).ok());
+  const Status over = translator->DecodeStep(&token);
+  CHECK(over.code() == StatusCode::kInvalidArgument);
+  CHECK(over.message() == "the translator's max_target_length 3 is reached");
+
+  DecodeOptions negative_min;
+  negative_min.min_length = -1;
+  TokenIds out;
+  CHECK(translator->Translate(two, 1, &out, negative_min).message() == "min_length must not be negative");
+  CHECK(translator->Translate(two, 1, nullptr).message() == "outputs must not be null");
+  CHECK(translator->Translate(nullptr, 1, &out).message() == "no sources to translate");
+  CHECK(translator->Translate(two, 1, &out).ok());
+}
+
 TEST_CASE("limits beyond the model's positions are refused at creation") {
   TestModel test = LoadTestModel(TestModelSpec{});
   TranslatorOptions options;
@@ -241,6 +278,23 @@ TEST_CASE("limits beyond the model's positions are refused at creation") {
   auto translator = Translator::Create(test.model, options);
   REQUIRE_FALSE(translator.ok());
   CHECK(translator.status().message() == "max_source_length must be 1..64 (the model's positions), not 65");
+
+  auto refused = [&](TranslatorOptions bad) {
+    auto result = Translator::Create(test.model, bad);
+    REQUIRE_FALSE(result.ok());
+    CHECK(result.status().code() == StatusCode::kInvalidArgument);
+    return result.status().message();
+  };
+  TranslatorOptions target;
+  target.max_target_length = 100;
+  CHECK(refused(target) == "max_target_length must be 1..64 (the model's positions), not 100");
+  TranslatorOptions batch;
+  batch.max_batch_size = 0;
+  CHECK(refused(batch) == "max_batch_size must be 1..65536, not 0");
+  TranslatorOptions threads;
+  threads.num_threads = -1;
+  CHECK(refused(threads) == "num_threads must be 0..256, not -1");
+  CHECK_FALSE(Translator::ArenaBytes(*test.model, target).ok());
 }
 
 TEST_CASE("a caller-provided arena is used, and a small one refused") {

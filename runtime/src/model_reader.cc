@@ -136,10 +136,13 @@ Status ReadAttention(const fb::Attention* attention, const std::string& name, in
   return ReadLinear(attention->output(), name + ".output", d, d, nullptr, &out->output);
 }
 
-Status ReadFeedForward(const fb::FeedForward* ffn, const std::string& name, int d, int d_ff,
+Status ReadFeedForward(const fb::FeedForward* ffn, const std::string& name, int d, int d_ff, Activation activation,
                        FeedForwardView* out) {
   if (ffn == nullptr) return Invalid("feed-forward block " + name + " is missing");
   EDGEMT_RETURN_IF_ERROR(ReadLinear(ffn->up(), name + ".up", d_ff, d, nullptr, &out->up));
+  // An int8 ReLU is the GEMM's clamp to [output zero point, 127]: it needs at least two levels.
+  if (activation == Activation::kReLU && out->up.is_int8() && out->up.output_quant.zero_point == 127)
+    return Invalid(name + ".up.output_quant has zero point 127, which leaves the fused ReLU no range");
   return ReadLinear(ffn->down(), name + ".down", d, d_ff, nullptr, &out->down);
 }
 
@@ -289,7 +292,8 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
     if (layer == nullptr) return Invalid(name + " is missing");
     EDGEMT_RETURN_IF_ERROR(ReadAttention(layer->self_attention(), name + ".self_attention", d, &view.self_attention));
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->self_attention_norm(), name + ".self_attention_norm", d, &view.self_attention_norm));
-    EDGEMT_RETURN_IF_ERROR(ReadFeedForward(layer->feed_forward(), name + ".feed_forward", d, config.d_ff, &view.feed_forward));
+    EDGEMT_RETURN_IF_ERROR(ReadFeedForward(layer->feed_forward(), name + ".feed_forward", d, config.d_ff, config.activation,
+                                           &view.feed_forward));
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->feed_forward_norm(), name + ".feed_forward_norm", d, &view.feed_forward_norm));
   }
 
@@ -308,7 +312,8 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->self_attention_norm(), name + ".self_attention_norm", d, &view.self_attention_norm));
     EDGEMT_RETURN_IF_ERROR(ReadAttention(layer->cross_attention(), name + ".cross_attention", d, &view.cross_attention));
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->cross_attention_norm(), name + ".cross_attention_norm", d, &view.cross_attention_norm));
-    EDGEMT_RETURN_IF_ERROR(ReadFeedForward(layer->feed_forward(), name + ".feed_forward", d, config.d_ff, &view.feed_forward));
+    EDGEMT_RETURN_IF_ERROR(ReadFeedForward(layer->feed_forward(), name + ".feed_forward", d, config.d_ff, config.activation,
+                                           &view.feed_forward));
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->feed_forward_norm(), name + ".feed_forward_norm", d, &view.feed_forward_norm));
   }
 

@@ -223,6 +223,12 @@ TEST_CASE("activation quantization scales") {
   // Finite, but a requantization ratio XNNPACK cannot represent.
   CheckStatus(LoadMutated(set_input_scale(1e6f), true), StatusCode::kInvalidModel,
               "decoder.layers[0].feed_forward.down has quantization scales whose ratio XNNPACK cannot represent (row 0)");
+  // Int8 ReLU is a clamp to [output zero point, 127]: 127 leaves nothing.
+  CheckStatus(LoadMutated([](fb::ModelT& m) {
+                m.encoder->layers[1]->feed_forward->up->output_quant = std::make_unique<fb::QuantParams>(0.03f, int8_t{127});
+              }, true),
+              StatusCode::kInvalidModel,
+              "encoder.layers[1].feed_forward.up.output_quant has zero point 127, which leaves the fused ReLU no range");
   // A float file ignores quantization parameters.
   CHECK(LoadMutated(set_input_scale(0.0f), false).ok());
 }

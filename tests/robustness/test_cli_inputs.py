@@ -328,7 +328,7 @@ class RealModelTextInputs(unittest.TestCase):
 
     def test_long_and_garbage_lines(self):
         garbage = random.Random(7).randbytes(16 * 1024)
-        data = b"A dog runs.\n" + b"a dog " * 200 + b"\n" + garbage + b"\nA dog runs.\n"
+        data = b"A dog runs.\n" + b"a dog " * 2000 + b"\n" + garbage + b"\nA dog runs.\n"
         code, lines, err = self.translate(data, "--batch-size", "4")
         self.assertEqual(code, 0, err)
         self.assertEqual(len(lines), len(input_lines(data)))

@@ -3,11 +3,34 @@
 //
 //   edgemt-bench --model FILE (--input-ids FILE | --input FILE)
 //                [--threads N] [--batch-size N] [--min-length N] [--max-length N]
-//                [--repeat N] [--limit N] [--output FILE]
+//                [--repeat N] [--limit N] [--output FILE] [--profile-passes N]
 //
-// Each repetition translates every source (after one untimed warm-up pass);
-// per-sentence figures are for batch size 1. Heap allocations are counted
-// during the timed repetitions: the runtime promises zero.
+// Each repetition translates every source (after one untimed warm-up pass),
+// in batches of --batch-size; per-sentence figures are a pass's time divided
+// by the number of sources (so for batch 1, the mean latency of one
+// sentence). "median_ms_per_sentence" / "min_ms_per_sentence" come from the
+// median / fastest of the --repeat passes, "tokens_per_s" /
+// "best_tokens_per_s" likewise; "median_sentence_ms" is the median of the
+// individual call times (batch 1: of every sentence in every repetition).
+// Heap allocations are counted during the timed repetitions: the runtime
+// promises zero.
+//
+// Timing and profiling are separate: the timed translator runs without
+// TranslatorOptions::profile (which costs two clock reads per operation).
+// "encoder_ms_per_sentence" times encoding alone (Translator::Encode over the
+// same batches, --repeat passes, median); "decoder_ms_per_step" is the rest
+// of a translation pass divided by the decoder steps (a step of a batch counts
+// once; the token choice is part of the step). Then, unless
+// --profile-passes is 0, that translator is destroyed and a profiling one is
+// created which, after translating the first batch as a warm-up, runs N
+// passes in which each batch is first encoded alone (Translator::Encode) and
+// then translated: the decoder's categories are the translations' minus the
+// encodings' (differences below zero count as zero). The *_share keys are fractions of the profiled
+// encoder + decoder time; "profile" holds the same categories in ms, for the
+// encoder per sentence and for one decoder step, with their shares.
+// "load_ms" is Model::Load plus Translator::Create (packing the weights,
+// allocating the arena): the time until the first translation can start;
+// "model_load_ms" is Model::Load alone (mapping and verifying the file).
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -41,7 +64,7 @@ int Fail(const std::string& message) {
 
 struct Args {
   std::string model, input_ids, input_text, output;
-  int threads = 1, batch = 1, min_length = 0, max_length = 0, repeat = 3, limit = 0;
+  int threads = 1, batch = 1, min_length = 0, max_length = 0, repeat = 3, limit = 0, profile_passes = 1;
 };
 
 bool Parse(int argc, char** argv, Args* args) {
@@ -59,16 +82,58 @@ bool Parse(int argc, char** argv, Args* args) {
     else if (a == "--max-length") args->max_length = std::atoi(v);
     else if (a == "--repeat") args->repeat = std::atoi(v);
     else if (a == "--limit") args->limit = std::atoi(v);
+    else if (a == "--profile-passes") args->profile_passes = std::atoi(v);
     else return false;
   }
   return !args->model.empty() && (args->input_ids.empty() != args->input_text.empty()) && args->threads >= 1 &&
-         args->batch >= 1 && args->repeat >= 1;
+         args->batch >= 1 && args->repeat >= 1 && args->profile_passes >= 0;
 }
 
 double Median(std::vector<double> values) {
+  if (values.empty()) return 0.0;
   std::sort(values.begin(), values.end());
   const size_t n = values.size();
   return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+// Profile categories as an array, for differences.
+struct Categories {
+  double xnnpack = 0, attention = 0, layer_norm = 0, embedding = 0, other = 0;
+  static Categories Of(const edgemt::TranslationProfile& p) {
+    return Categories{p.xnnpack_ms, p.attention_ms, p.layer_norm_ms, p.embedding_ms, p.other_ms};
+  }
+  // Differences of noisy timings, never below zero.
+  Categories Minus(const Categories& o) const {
+    auto d = [](double a, double b) { return std::max(0.0, a - b); };
+    return Categories{d(xnnpack, o.xnnpack), d(attention, o.attention), d(layer_norm, o.layer_norm),
+                      d(embedding, o.embedding), d(other, o.other)};
+  }
+  Categories Scaled(double f) const {
+    return Categories{xnnpack * f, attention * f, layer_norm * f, embedding * f, other * f};
+  }
+};
+
+void Accumulate(const edgemt::TranslationProfile& p, edgemt::TranslationProfile* sum) {
+  sum->encoder_ms += p.encoder_ms;
+  sum->decoder_ms += p.decoder_ms;
+  sum->decoder_steps += p.decoder_steps;
+  sum->xnnpack_ms += p.xnnpack_ms;
+  sum->attention_ms += p.attention_ms;
+  sum->layer_norm_ms += p.layer_norm_ms;
+  sum->embedding_ms += p.embedding_ms;
+  sum->other_ms += p.other_ms;
+}
+
+std::string Json(const Categories& c, double wall_ms) {
+  char buffer[512];
+  const double t = wall_ms > 0 ? wall_ms : 1.0;
+  std::snprintf(buffer, sizeof(buffer),
+                "{\"ms\": %.5f, \"xnnpack_ms\": %.5f, \"attention_ms\": %.5f, \"layer_norm_ms\": %.5f, "
+                "\"embedding_ms\": %.5f, \"other_ms\": %.5f, \"xnnpack_share\": %.4f, \"attention_share\": %.4f, "
+                "\"layer_norm_share\": %.4f, \"embedding_share\": %.4f, \"other_share\": %.4f}",
+                wall_ms, c.xnnpack, c.attention, c.layer_norm, c.embedding, c.other, c.xnnpack / t, c.attention / t,
+                c.layer_norm / t, c.embedding / t, c.other / t);
+  return buffer;
 }
 
 }  // namespace
@@ -77,21 +142,24 @@ int main(int argc, char** argv) {
   Args args;
   if (!Parse(argc, argv, &args))
     return Fail("usage: edgemt-bench --model FILE (--input-ids FILE | --input FILE) [--threads N] [--batch-size N] "
-                "[--min-length N] [--max-length N] [--repeat N] [--limit N] [--output FILE]");
+                "[--min-length N] [--max-length N] [--repeat N] [--limit N] [--output FILE] [--profile-passes N]");
+
+  edgemt::TranslatorOptions options;
+  options.num_threads = args.threads;
+  options.max_batch_size = args.batch;
+  if (args.max_length > 0) options.max_target_length = args.max_length;
 
   const auto load_start = Clock::now();
   auto model = edgemt::Model::Load(args.model);
   if (!model.ok()) return Fail(model.status().ToString());
-  edgemt::TranslatorOptions options;
-  options.num_threads = args.threads;
-  options.max_batch_size = args.batch;
-  options.profile = true;
-  if (args.max_length > 0) options.max_target_length = args.max_length;
+  const auto create_start = Clock::now();
   auto created = edgemt::Translator::Create(model.value(), options);
   if (!created.ok()) return Fail(created.status().ToString());
-  const double load_ms = Ms(load_start, Clock::now());
-  edgemt::Translator& translator = *created.value();
+  const auto load_end = Clock::now();
+  const double load_ms = Ms(load_start, load_end), model_load_ms = Ms(load_start, create_start);
+  std::unique_ptr<edgemt::Translator> translator = std::move(created.value());
   const edgemt::ModelConfig& config = model.value()->config();
+  const size_t arena_bytes = translator->arena_bytes();
 
   // Sources as ids.
   std::vector<std::vector<int32_t>> sources;
@@ -106,6 +174,8 @@ int main(int argc, char** argv) {
     if (s.ok()) source_tokenizer = std::move(s.value());
     if (t.ok()) target_tokenizer = std::move(t.value());
   }
+#else
+  if (!args.input_text.empty()) return Fail("--input needs SentencePiece (EDGEMT_WITH_SENTENCEPIECE); use --input-ids");
 #endif
   for (std::string line; std::getline(in, line);) {
     if (args.limit > 0 && static_cast<int>(sources.size()) >= args.limit) break;
@@ -119,8 +189,8 @@ int main(int argc, char** argv) {
       ids.push_back(config.eos_id);
 #endif
     }
-    if (ids.size() > static_cast<size_t>(translator.options().max_source_length))
-      ids.resize(static_cast<size_t>(translator.options().max_source_length));
+    if (ids.size() > static_cast<size_t>(translator->options().max_source_length))
+      ids.resize(static_cast<size_t>(translator->options().max_source_length));
     sources.push_back(ids);
   }
   if (sources.empty()) return Fail("no sources");
@@ -130,20 +200,24 @@ int main(int argc, char** argv) {
   edgemt::DecodeOptions decode;
   decode.min_length = args.min_length;
   decode.max_length = args.max_length;
+  const size_t batch = static_cast<size_t>(args.batch);
 
-  // One pass: returns output tokens; per-sentence times when batch is 1.
-  std::vector<double> sentence_ms;
-  auto pass = [&](std::vector<std::vector<int32_t>>* keep) -> long {
+  auto check = [](const edgemt::Status& status) {
+    if (!status.ok()) {
+      std::fprintf(stderr, "edgemt-bench: %s\n", status.ToString().c_str());
+      std::exit(1);
+    }
+  };
+  // One translation pass: returns output tokens; appends each call's time per
+  // sentence to `call_ms` if given.
+  auto pass = [&](edgemt::Translator& t, std::vector<double>* call_ms,
+                  std::vector<std::vector<int32_t>>* keep) -> long {
     long tokens = 0;
-    for (size_t first = 0; first < inputs.size(); first += static_cast<size_t>(args.batch)) {
-      const size_t count = std::min(static_cast<size_t>(args.batch), inputs.size() - first);
+    for (size_t first = 0; first < inputs.size(); first += batch) {
+      const size_t count = std::min(batch, inputs.size() - first);
       const auto start = Clock::now();
-      const edgemt::Status status = translator.Translate(&inputs[first], count, &outputs[first], decode);
-      sentence_ms.push_back(Ms(start, Clock::now()) / static_cast<double>(count));
-      if (!status.ok()) {
-        std::fprintf(stderr, "edgemt-bench: %s\n", status.ToString().c_str());
-        std::exit(1);
-      }
+      check(t.Translate(&inputs[first], count, &outputs[first], decode));
+      if (call_ms) call_ms->push_back(Ms(start, Clock::now()) / static_cast<double>(count));
       for (size_t i = 0; i < count; ++i) {
         tokens += static_cast<long>(outputs[first + i].size);
         if (keep) (*keep)[first + i].assign(outputs[first + i].data, outputs[first + i].data + outputs[first + i].size);
@@ -151,22 +225,66 @@ int main(int argc, char** argv) {
     }
     return tokens;
   };
+  // One pass of encoding alone, over the same batches.
+  auto encode_pass = [&](edgemt::Translator& t) {
+    for (size_t first = 0; first < inputs.size(); first += batch)
+      check(t.Encode(&inputs[first], std::min(batch, inputs.size() - first)));
+  };
 
   std::vector<std::vector<int32_t>> results(sources.size());
-  pass(&results);  // warm-up, and the outputs to write
+  pass(*translator, nullptr, &results);  // warm-up, and the outputs to write
+  std::vector<double> sentence_ms, pass_ms, encode_ms;
   sentence_ms.reserve(inputs.size() * static_cast<size_t>(args.repeat));
-  translator.ResetProfile();
-  sentence_ms.clear();
-  std::vector<double> pass_ms;
   pass_ms.reserve(static_cast<size_t>(args.repeat));
+  encode_ms.reserve(static_cast<size_t>(args.repeat));
   long tokens = 0;
   edgemt::testing::StartCountingAllocations();
   for (int r = 0; r < args.repeat; ++r) {
     const auto start = Clock::now();
-    tokens = pass(nullptr);
+    tokens = pass(*translator, &sentence_ms, nullptr);
     pass_ms.push_back(Ms(start, Clock::now()));
   }
+  for (int r = 0; r < args.repeat; ++r) {
+    const auto start = Clock::now();
+    encode_pass(*translator);
+    encode_ms.push_back(Ms(start, Clock::now()));
+  }
   const size_t allocations = edgemt::testing::StopCountingAllocations();
+  const int threads = translator->options().num_threads;
+  translator.reset();
+
+  // Profiled passes on a fresh translator.
+  Categories all, encoder_part;
+  double profiled_encoder_ms = 0, profiled_decoder_ms = 0, profiled_wall_ms = 0;
+  long steps_per_pass = 0;
+  if (args.profile_passes > 0) {
+    options.profile = true;
+    auto profiled = edgemt::Translator::Create(model.value(), options);
+    if (!profiled.ok()) return Fail(profiled.status().ToString());
+    edgemt::Translator& t = *profiled.value();
+    check(t.Translate(&inputs[0], std::min(batch, inputs.size()), &outputs[0], decode));  // warm-up
+    t.ResetProfile();
+    // For each batch: encode it alone, then translate it; the decoder's
+    // categories are the translation's minus the encoding's.
+    edgemt::TranslationProfile encoding, translating;
+    for (int r = 0; r < args.profile_passes; ++r) {
+      for (size_t first = 0; first < inputs.size(); first += batch) {
+        const size_t count = std::min(batch, inputs.size() - first);
+        t.ResetProfile();
+        check(t.Encode(&inputs[first], count));
+        Accumulate(t.profile(), &encoding);
+        t.ResetProfile();
+        check(t.Translate(&inputs[first], count, &outputs[first], decode));
+        Accumulate(t.profile(), &translating);
+      }
+    }
+    all = Categories::Of(translating);
+    encoder_part = Categories::Of(encoding);
+    profiled_encoder_ms = encoding.encoder_ms;
+    profiled_decoder_ms = translating.decoder_ms;
+    profiled_wall_ms = translating.encoder_ms + translating.decoder_ms;
+    steps_per_pass = translating.decoder_steps / args.profile_passes;
+  }
 
   if (!args.output.empty()) {
     std::ofstream out(args.output);
@@ -184,27 +302,36 @@ int main(int argc, char** argv) {
     }
   }
 
-  const edgemt::TranslationProfile& p = translator.profile();
+  const double n = static_cast<double>(sources.size());
   const double median_pass = Median(pass_ms);
   const double min_pass = *std::min_element(pass_ms.begin(), pass_ms.end());
-  const double n = static_cast<double>(sources.size());
-  const double steps = static_cast<double>(p.decoder_steps) / args.repeat;
+  const double median_encode = Median(encode_ms);
+  const double steps = static_cast<double>(steps_per_pass);
+  const double passes = static_cast<double>(std::max(1, args.profile_passes));
+  const Categories decoder_part = all.Minus(encoder_part);
+  const double profiled_total = profiled_wall_ms > 0 ? profiled_wall_ms : 1.0;
+  const std::string encoder_json = Json(encoder_part.Scaled(1.0 / passes / n), profiled_encoder_ms / passes / n);
+  const std::string decoder_json =
+      Json(decoder_part.Scaled(steps > 0 ? 1.0 / passes / steps : 0.0), steps > 0 ? profiled_decoder_ms / passes / steps : 0.0);
   struct rusage usage;
   getrusage(RUSAGE_SELF, &usage);
   std::printf(
       "{\"model\": \"%s\", \"file_bytes\": %zu, \"int8\": %s, \"threads\": %d, \"batch\": %d, \"sentences\": %zu,\n"
-      " \"repeat\": %d, \"load_ms\": %.3f, \"arena_bytes\": %zu, \"output_tokens\": %ld,\n"
-      " \"median_ms_per_sentence\": %.4f, \"min_ms_per_sentence\": %.4f, \"tokens_per_s\": %.1f, \"best_tokens_per_s\": %.1f,\n"
-      " \"encoder_ms_per_sentence\": %.4f, \"decoder_ms_per_step\": %.5f, \"decoder_steps_per_pass\": %.0f,\n"
+      " \"repeat\": %d, \"load_ms\": %.3f, \"model_load_ms\": %.3f, \"arena_bytes\": %zu, \"output_tokens\": %ld,\n"
+      " \"median_ms_per_sentence\": %.4f, \"min_ms_per_sentence\": %.4f, \"median_sentence_ms\": %.4f,\n"
+      " \"tokens_per_s\": %.1f, \"best_tokens_per_s\": %.1f,\n"
+      " \"encoder_ms_per_sentence\": %.4f, \"decoder_ms_per_step\": %.5f, \"decoder_steps_per_pass\": %ld,\n"
       " \"xnnpack_share\": %.4f, \"attention_share\": %.4f, \"layer_norm_share\": %.4f, \"embedding_share\": %.4f, "
       "\"other_share\": %.4f,\n"
+      " \"profile\": {\"passes\": %d, \"encoder_per_sentence\": %s,\n"
+      "   \"decoder_per_step\": %s},\n"
       " \"allocations_while_translating\": %zu, \"self_peak_rss_kb\": %ld}\n",
-      args.model.c_str(), model.value()->file_size(), model.value()->is_int8() ? "true" : "false", args.threads,
-      args.batch, sources.size(), args.repeat, load_ms, translator.arena_bytes(), tokens, median_pass / n, min_pass / n,
+      args.model.c_str(), model.value()->file_size(), model.value()->is_int8() ? "true" : "false", threads, args.batch,
+      sources.size(), args.repeat, load_ms, model_load_ms, arena_bytes, tokens, median_pass / n, min_pass / n, Median(sentence_ms),
       static_cast<double>(tokens) / (median_pass / 1000.0), static_cast<double>(tokens) / (min_pass / 1000.0),
-      p.encoder_ms / args.repeat / n, steps > 0 ? p.decoder_ms / args.repeat / steps : 0.0, steps,
-      p.xnnpack_ms / (p.encoder_ms + p.decoder_ms), p.attention_ms / (p.encoder_ms + p.decoder_ms),
-      p.layer_norm_ms / (p.encoder_ms + p.decoder_ms), p.embedding_ms / (p.encoder_ms + p.decoder_ms),
-      p.other_ms / (p.encoder_ms + p.decoder_ms), allocations, usage.ru_maxrss);
+      median_encode / n, steps > 0 ? (median_pass - median_encode) / steps : 0.0, steps_per_pass,
+      all.xnnpack / profiled_total, all.attention / profiled_total, all.layer_norm / profiled_total,
+      all.embedding / profiled_total, all.other / profiled_total, args.profile_passes, encoder_json.c_str(),
+      decoder_json.c_str(), allocations, usage.ru_maxrss);
   return 0;
 }

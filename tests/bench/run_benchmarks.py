@@ -1,0 +1,1040 @@
+#!/usr/bin/python3
+"""Runs EdgeMT's benchmark table and writes BENCHMARKS.md and BENCHMARKS.json.
+
+    tests/bench/run_benchmarks.py             # the full table (<= 20 min here)
+    tests/bench/run_benchmarks.py --quick     # a few sentences, 1 repetition:
+                                              # checks the driver, writes
+                                              # build/bench-quick/BENCHMARKS.md
+
+Models:
+  multi30k  the trained example (../shared/models/multi30k-ende): the 500 dev
+            sentences, normal stopping; int8 is models/multi30k-ende.int8.edgemt
+            when committed, else a conversion; float32 is converted
+  tiny      random checkpoint (make_random_checkpoint.py --preset tiny)
+  base      random checkpoint (--preset base); both decoded to exactly 32
+            tokens from 100 sources of 32 ids (line s: 10 + (i + s) % 32 for
+            i in 0..31, then </s> = 3)
+
+Checkpoints and converted files are cached in build/bench-cache/<model>/,
+keyed by the converter's sources (a changed converter reconverts).
+
+Every measured program runs as a child process; its peak resident memory is
+the child's own ru_maxrss (os.wait4). EdgeMT figures come from
+build/bin/edgemt-bench (tests/bench/edgemt_bench.cc) at 1 and 2 threads,
+memory from build/bin/edgemt-translate translating the same inputs. The
+PyTorch reference (Debian's python3-torch, no KV cache, as
+../shared/models/multi30k-ende/reference.py) runs in the same invocation:
+reference.py for multi30k, tests/bench/torch_fixed_length.py for the random
+checkpoints. PyTorch links the BLAS that libblas.so.3 resolves to; Debian's
+default (libblas3, the reference BLAS) is 10x slower than OpenBLAS, so unless
+--torch-blas system is given the PyTorch children run with Debian's
+libopenblas0-openmp (the installed one, else unpacked from `apt-get download`
+into build/bench-cache/openblas, without touching the system's
+alternatives), and BENCHMARKS.md says which.
+
+Options: --quick, --out FILE (default BENCHMARKS.md in the repository root;
+the JSON beside it), --build-dir, --cache-dir, --no-build, --models
+multi30k,tiny,base, --repeat N (default 3), --skip-torch, --skip-xnnpack,
+--torch-blas openblas|system, --generated-models (tiny and base files
+written by build/bin/edgemt-bench-model instead of converted checkpoints:
+no converter needed, uncalibrated int8 scales, speed only; the PyTorch runs
+still use the checkpoints, so their outputs differ), --wait-quiet SECONDS (wait up to that long
+for the 1-minute load average to fall to --quiet-load, default 0.5).
+"""
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import platform
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+SHARED = os.path.normpath(os.path.join(REPO, "..", "shared"))
+MULTI30K = os.path.join(SHARED, "models", "multi30k-ende")
+DEV_EN = os.path.join(SHARED, "data", "multi30k", "dev.en")
+DEV_DE = os.path.join(SHARED, "data", "multi30k", "dev.de")
+PYTHON = "/usr/bin/python3"
+
+# Goals (measured, never asserted): see BENCHMARKS.md "Goals".
+GOAL_TINY_TOKS = 5900
+GOAL_BASE_TOKS = 570
+CT2_TINY_TOKS = 2950
+CT2_BASE_TOKS = 285
+CT2_MULTI30K_MS = 3.6
+FLOOR_BASE_STEP_HOT_MS = 0.45
+FLOOR_BASE_STEP_COLD_MS = 1.0
+FLOOR_TINY_STEP_MS = 0.07
+GOAL_BASE_XNNPACK_SHARE = 0.80
+GOAL_RSS_FACTOR = 1.3
+GOAL_BASE_LOAD_MS = 100.0
+
+T0 = time.time()
+COMMANDS = []  # every command run, in order, for BENCHMARKS.md
+
+
+def log(message):
+    print("[%6.1fs] %s" % (time.time() - T0, message), file=sys.stderr, flush=True)
+
+
+def rel(path):
+    """Path as written in BENCHMARKS.md: relative to the repository."""
+    path = os.path.abspath(path)
+    r = os.path.relpath(path, REPO)
+    return r
+
+
+def show(cmd, stdin=None, stdout=None, env_note=None):
+    text = " ".join(shlex.quote(rel(c) if os.path.isabs(c) and (c.startswith(REPO) or c.startswith(SHARED)) else c)
+                    for c in cmd)
+    if stdin:
+        text += " < " + rel(stdin)
+    if stdout:
+        text += " > " + rel(stdout)
+    if env_note:
+        text = env_note + " " + text
+    return text
+
+
+def run_child(cmd, stdin=None, stdout_path=None, env=None, env_note=None, record=True, check=True, cwd=None):
+    """Runs one measured child: returns stdout, stderr, wall seconds, peak RSS (KiB)."""
+    if record:
+        COMMANDS.append(show(cmd, stdin, stdout_path, env_note))
+    with tempfile.TemporaryFile() as out_tmp, tempfile.TemporaryFile() as err_tmp:
+        stdin_file = open(stdin, "rb") if stdin else subprocess.DEVNULL
+        out_file = open(stdout_path, "wb") if stdout_path else out_tmp
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdin=stdin_file, stdout=out_file, stderr=err_tmp, env=env, cwd=cwd)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        if stdin:
+            stdin_file.close()
+        if stdout_path:
+            out_file.close()
+            out = b""
+        else:
+            out_tmp.seek(0)
+            out = out_tmp.read()
+        err_tmp.seek(0)
+        err = err_tmp.read()
+    result = dict(rc=proc.returncode, out=out.decode("utf-8", "replace"), err=err.decode("utf-8", "replace"),
+                  wall_s=wall, maxrss_kb=usage.ru_maxrss)
+    if check and proc.returncode != 0:
+        raise SystemExit("command failed (%d): %s\n%s" % (proc.returncode, show(cmd, stdin, stdout_path),
+                                                          result["err"][-3000:]))
+    return result
+
+
+# --------------------------------------------------------------------------
+# machine, build
+# --------------------------------------------------------------------------
+
+def machine_info():
+    info = {}
+    with open("/proc/cpuinfo") as f:
+        text = f.read()
+    m = re.search(r"^model name\s*:\s*(.*)$", text, re.M)
+    info["cpu_model"] = m.group(1).strip() if m else platform.processor()
+    m = re.search(r"^flags\s*:\s*(.*)$", text, re.M)
+    flags = m.group(1).split() if m else []
+    simd = ["sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_vnni", "avx_vnni",
+            "avx512_bf16", "avx512vbmi", "neon", "asimd", "asimddp"]
+    info["simd_flags"] = [f for f in simd if f in flags]
+    for key, pat in (("cpu_family", r"^cpu family\s*:\s*(\d+)"), ("cpu_model_number", r"^model\s*:\s*(\d+)")):
+        m = re.search(pat, text, re.M)
+        if m:
+            info[key] = int(m.group(1))
+    info["cores"] = os.cpu_count()
+    info["hypervisor"] = "hypervisor" in flags
+    with open("/proc/meminfo") as f:
+        m = re.search(r"MemTotal:\s*(\d+) kB", f.read())
+    info["mem_total_mb"] = int(m.group(1)) // 1024 if m else None
+    info["kernel"] = platform.release()
+    try:
+        with open("/etc/debian_version") as f:
+            info["debian"] = f.read().strip()
+    except OSError:
+        pass
+    info["packages"] = {}
+    for pkg in ("libxnnpack0", "libpthreadpool0", "python3-torch", "libblas3", "libopenblas0-openmp"):
+        r = subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], capture_output=True, text=True)
+        info["packages"][pkg] = r.stdout.strip() if r.returncode == 0 and r.stdout.strip() else None
+    return info
+
+
+def git_info():
+    def git(*a):
+        r = subprocess.run(["git", "-C", REPO] + list(a), capture_output=True, text=True)
+        return r.stdout.strip()
+    return dict(commit=git("rev-parse", "HEAD"), short=git("rev-parse", "--short", "HEAD"),
+                subject=git("log", "-1", "--format=%s"),
+                dirty=bool(git("status", "--porcelain", "--untracked-files=no", "--", "runtime", "converter",
+                               "tests/bench", "CMakeLists.txt", "cmake")))
+
+
+def build(build_dir, no_build):
+    targets = ["edgemt-bench", "edgemt-translate", "edgemt-xnnpack-gemm-bench", "edgemt-bench-model"]
+    if not no_build:
+        for cmd in (["cmake", "-S", REPO, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release"],
+                    ["cmake", "--build", build_dir, "-j2", "--target"] + targets):
+            log(show(cmd))
+            COMMANDS.append(show(cmd))
+            r = subprocess.run(cmd, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise SystemExit("build failed:\n" + r.stdout[-3000:] + r.stderr[-3000:])
+    info = {}
+    cache = os.path.join(build_dir, "CMakeCache.txt")
+    if os.path.exists(cache):
+        with open(cache) as f:
+            text = f.read()
+        for key in ("CMAKE_BUILD_TYPE", "CMAKE_CXX_COMPILER", "CMAKE_CXX_FLAGS", "CMAKE_CXX_FLAGS_RELEASE"):
+            m = re.search(r"^%s:\w+=(.*)$" % key, text, re.M)
+            if m:
+                info[key] = m.group(1)
+    compiler = info.get("CMAKE_CXX_COMPILER", "c++")
+    r = subprocess.run([compiler, "--version"], capture_output=True, text=True)
+    info["compiler_version"] = r.stdout.splitlines()[0] if r.returncode == 0 and r.stdout else compiler
+    bins = {t: os.path.join(build_dir, "bin", t) for t in targets}
+    for t, p in bins.items():
+        if not os.path.exists(p):
+            raise SystemExit("missing %s: build it (cmake --build %s --target %s)" % (p, build_dir, t))
+    return bins, info
+
+
+# --------------------------------------------------------------------------
+# models
+# --------------------------------------------------------------------------
+
+def converter_stamp():
+    h = hashlib.sha256()
+    for root in (os.path.join(REPO, "converter"),):
+        for dirpath, dirnames, filenames in sorted(os.walk(root)):
+            dirnames[:] = sorted(d for d in dirnames if d not in ("tests", "__pycache__"))
+            for name in sorted(filenames):
+                if name.endswith((".pyc",)):
+                    continue
+                path = os.path.join(dirpath, name)
+                h.update(os.path.relpath(path, root).encode())
+                with open(path, "rb") as f:
+                    h.update(f.read())
+    with open(os.path.join(SHARED, "bench", "make_random_checkpoint.py"), "rb") as f:
+        h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+def converter_cli():
+    cli = os.path.join(REPO, "converter", "edgemt-convert")
+    if not os.path.exists(cli):
+        raise SystemExit("converter/edgemt-convert is missing: the converter CLI has not landed (git log)")
+    return cli
+
+
+def convert(checkpoint, out, dtype, stamp, extra=()):
+    """Converts unless `out` exists with the same stamp."""
+    stamp_file = out + ".stamp"
+    if os.path.exists(out) and os.path.exists(stamp_file):
+        with open(stamp_file) as f:
+            if f.read().strip() == stamp:
+                log("cached: %s" % rel(out))
+                COMMANDS.append("(cached) " + show([converter_cli(), checkpoint, "--out", out, "--dtype", dtype]
+                                                   + list(extra)))
+                return dict(cached=True)
+    cmd = [converter_cli(), checkpoint, "--out", out, "--dtype", dtype] + list(extra)
+    log(show(cmd))
+    r = run_child(cmd)
+    with open(stamp_file, "w") as f:
+        f.write(stamp + "\n")
+    log("converted in %.1f s" % r["wall_s"])
+    return dict(cached=False, seconds=round(r["wall_s"], 1), summary=(r["out"] + r["err"])[-2000:])
+
+
+def prepare_models(cache_dir, names, quick, generated=None):
+    stamp = converter_stamp()
+    models = {}
+    if "multi30k" in names:
+        d = os.path.join(cache_dir, "multi30k")
+        os.makedirs(d, exist_ok=True)
+        committed = os.path.join(REPO, "models", "multi30k-ende.int8.edgemt")
+        m = dict(kind="trained", checkpoint=MULTI30K, files={}, conversions={})
+        if os.path.exists(committed):
+            m["files"]["int8"] = committed
+            m["int8_source"] = "committed"
+        else:
+            out = os.path.join(d, "multi30k-ende.int8.edgemt")
+            m["conversions"]["int8"] = convert(MULTI30K, out, "int8", stamp)
+            m["files"]["int8"] = out
+            m["int8_source"] = "converted"
+        out = os.path.join(d, "multi30k-ende.float32.edgemt")
+        m["conversions"]["float32"] = convert(MULTI30K, out, "float32", stamp)
+        m["files"]["float32"] = out
+        models["multi30k"] = m
+    for preset in ("tiny", "base"):
+        if preset not in names:
+            continue
+        d = os.path.join(cache_dir, preset)
+        ckpt = os.path.join(d, "checkpoint")
+        os.makedirs(d, exist_ok=True)
+        if not (os.path.exists(os.path.join(ckpt, "model.pt")) and os.path.exists(os.path.join(ckpt, "config.json"))):
+            cmd = [PYTHON, os.path.join(SHARED, "bench", "make_random_checkpoint.py"), ckpt, "--preset", preset]
+            log(show(cmd))
+            run_child(cmd)
+        else:
+            COMMANDS.append("(cached) " + show([PYTHON, os.path.join(SHARED, "bench", "make_random_checkpoint.py"),
+                                                ckpt, "--preset", preset]))
+        m = dict(kind="random", checkpoint=ckpt, files={}, conversions={})
+        for dtype in ("int8", "float32"):
+            if generated:
+                out = os.path.join(d, "%s.%s.generated.edgemt" % (preset, dtype))
+                cmd = [generated, out, "--preset", preset] + (["--int8"] if dtype == "int8" else [])
+                log(show(cmd))
+                run_child(cmd)
+                m["conversions"][dtype] = dict(cached=False, seconds=0.0, generated=True)
+            else:
+                out = os.path.join(d, "%s.%s.edgemt" % (preset, dtype))
+                m["conversions"][dtype] = convert(ckpt, out, dtype, stamp)
+            m["files"][dtype] = out
+        models[preset] = m
+    return models
+
+
+def fixed_sources(cache_dir):
+    path = os.path.join(cache_dir, "fixed-100x32.ids")
+    lines = []
+    for s in range(100):
+        lines.append(" ".join(str(10 + (i + s) % 32) for i in range(32)) + " 3\n")
+    with open(path, "w") as f:
+        f.write("".join(lines))
+    return path
+
+
+# --------------------------------------------------------------------------
+# PyTorch environment
+# --------------------------------------------------------------------------
+
+def torch_env(cache_dir, choice):
+    """Environment for the PyTorch children and a description of their BLAS."""
+    env = dict(os.environ)
+    system_blas = os.path.realpath("/usr/lib/x86_64-linux-gnu/libblas.so.3")
+    if choice == "system" or "openblas" in system_blas:
+        return env, None, "system libblas.so.3 (%s)" % system_blas
+    for variant in ("openblas-openmp", "openblas-pthread"):
+        d = "/usr/lib/x86_64-linux-gnu/" + variant
+        if os.path.exists(os.path.join(d, "libblas.so.3")):
+            env["LD_LIBRARY_PATH"] = d
+            return env, "LD_LIBRARY_PATH=" + d, "OpenBLAS (installed %s, via LD_LIBRARY_PATH)" % variant
+    d = os.path.join(cache_dir, "openblas")
+    lib = os.path.join(d, "root", "usr", "lib", "x86_64-linux-gnu", "openblas-openmp")
+    if not os.path.exists(os.path.join(lib, "libblas.so.3")):
+        os.makedirs(d, exist_ok=True)
+        log("fetching Debian's libopenblas0-openmp (apt-get download, unpacked into %s)" % rel(d))
+        r = subprocess.run(["apt-get", "download", "libopenblas0-openmp"], cwd=d, capture_output=True, text=True)
+        debs = [f for f in os.listdir(d) if f.startswith("libopenblas0-openmp") and f.endswith(".deb")]
+        if r.returncode == 0 and debs:
+            subprocess.run(["dpkg-deb", "-x", os.path.join(d, debs[0]), os.path.join(d, "root")], check=True)
+        COMMANDS.append("(cd %s && apt-get download libopenblas0-openmp && dpkg-deb -x libopenblas0-openmp_*.deb root)"
+                        % rel(d))
+    if os.path.exists(os.path.join(lib, "libblas.so.3")):
+        env["LD_LIBRARY_PATH"] = lib
+        version = re.search(r"libopenblas0-openmp_([^_]+)_", " ".join(os.listdir(d)))
+        return env, "LD_LIBRARY_PATH=" + rel(lib), "OpenBLAS %s (Debian libopenblas0-openmp, unpacked, via LD_LIBRARY_PATH)" % (
+            version.group(1) if version else "")
+    return env, None, "system libblas.so.3 (%s; OpenBLAS unavailable)" % system_blas
+
+
+# --------------------------------------------------------------------------
+# measurements
+# --------------------------------------------------------------------------
+
+def bench(bins, model_file, source, threads, batch, repeat, limit, fixed, profile_passes, output=None):
+    cmd = [bins["edgemt-bench"], "--model", model_file, "--input-ids" if fixed else "--input", source,
+           "--threads", str(threads), "--batch-size", str(batch), "--repeat", str(repeat),
+           "--profile-passes", str(profile_passes)]
+    if fixed:
+        cmd += ["--min-length", "32", "--max-length", "32"]
+    if limit:
+        cmd += ["--limit", str(limit)]
+    if output:
+        cmd += ["--output", output]
+    r = run_child(cmd)
+    j = json.loads(r["out"])
+    j["child_peak_rss_kb"] = r["maxrss_kb"]
+    j["wall_s"] = round(r["wall_s"], 2)
+    j["command"] = COMMANDS[-1]
+    return j
+
+
+def translate_rss(bins, model_file, source, threads, fixed, limit, work):
+    """Peak RSS of edgemt-translate loading the model and translating the inputs."""
+    src = source
+    if limit:
+        src = os.path.join(work, "rss-input-%d.txt" % limit)
+        with open(source) as f:
+            lines = f.readlines()[:limit]
+        with open(src, "w") as f:
+            f.writelines(lines)
+    cmd = [bins["edgemt-translate"], "--model", model_file, "--threads", str(threads)]
+    if fixed:
+        cmd += ["--input-ids", "--output-ids", "--min-length", "32", "--max-length", "32"]
+    out = os.path.join(work, "translate-out.txt")
+    r = run_child(cmd, stdin=src, stdout_path=out)
+    return dict(peak_rss_kb=r["maxrss_kb"], wall_s=round(r["wall_s"], 2), threads=threads,
+                sentences=limit or sum(1 for _ in open(source)), command=COMMANDS[-1], output=out)
+
+
+def load_times(bins, model_file, source, fixed, runs):
+    values, model_values = [], []
+    for _ in range(runs):
+        j = bench(bins, model_file, source, 1, 1, 1, 1, fixed, 0)
+        values.append(j["load_ms"])
+        model_values.append(j.get("model_load_ms", 0.0))
+    return dict(runs=runs, median_ms=round(statistics.median(values), 2), min_ms=round(min(values), 2),
+                model_load_median_ms=round(statistics.median(model_values), 3), all_ms=[round(v, 2) for v in values])
+
+
+def bleu(hyp):
+    r = run_child([PYTHON, os.path.join(MULTI30K, "bleu.py"), hyp, DEV_DE])
+    line = r["out"].strip().splitlines()[-1] if r["out"].strip() else ""
+    m = re.search(r"BLEU = ([0-9.]+)", line)
+    return dict(bleu=float(m.group(1)) if m else None, line=line)
+
+
+def same_lines(a, b, limit=None):
+    with open(a) as f:
+        x = f.read().splitlines()
+    with open(b) as f:
+        y = f.read().splitlines()
+    n = min(len(x), len(y)) if limit is None else min(limit, len(x), len(y))
+    return sum(1 for i in range(n) if x[i] == y[i]), n
+
+
+def token_agreement(a, b, limit):
+    with open(a) as f:
+        x = [l.split() for l in f.read().splitlines()][:limit]
+    with open(b) as f:
+        y = [l.split() for l in f.read().splitlines()][:limit]
+    n = min(len(x), len(y))
+    equal_tokens = total = same_sentences = 0
+    for i in range(n):
+        total += max(len(x[i]), len(y[i]))
+        equal_tokens += sum(1 for p, q in zip(x[i], y[i]) if p == q)
+        # tokens up to the first difference: what greedy decoding shares
+        same_sentences += x[i] == y[i]
+    prefix = []
+    for i in range(n):
+        k = 0
+        while k < min(len(x[i]), len(y[i])) and x[i][k] == y[i][k]:
+            k += 1
+        prefix.append(k)
+    return dict(sentences=n, identical_sentences=same_sentences,
+                position_agreement=round(equal_tokens / total, 4) if total else None,
+                mean_common_prefix=round(sum(prefix) / n, 2) if n else None)
+
+
+def torch_reference_trained(env, env_note, dtype, threads, limit, work):
+    out = os.path.join(work, "torch-multi30k-%s-%dt.de" % (dtype, threads))
+    ids = os.path.join(work, "torch-multi30k-%s-%dt.ids" % (dtype, threads))
+    cmd = [PYTHON, os.path.join(MULTI30K, "reference.py"), "--input", DEV_EN, "--output", out, "--ids-out", ids,
+           "--threads", str(threads)]
+    if dtype == "int8":
+        cmd.append("--int8")
+    if limit:
+        cmd += ["--limit", str(limit)]
+    r = run_child(cmd, env=env, env_note=env_note)
+    m = re.search(r"decoded (\d+) sentences in ([0-9.]+) s: ([0-9.]+) sent/s; (\d+) target tokens without </s> "
+                  r"\(([0-9.]+) tok/s\)", r["err"])
+    if not m:
+        raise SystemExit("no timing line from reference.py:\n" + r["err"][-2000:])
+    n, wall = int(m.group(1)), float(m.group(2))
+    return dict(sentences=n, wall_s=wall, mean_ms_per_sentence=round(wall * 1000.0 / n, 3),
+                tokens=int(m.group(4)), tokens_per_s=float(m.group(5)), peak_rss_kb=r["maxrss_kb"],
+                process_wall_s=round(r["wall_s"], 2), command=COMMANDS[-1], output=out, ids=ids,
+                timing_line=m.group(0))
+
+
+def torch_reference_fixed(env, env_note, ckpt, source, dtype, threads, limit, work, name):
+    out = os.path.join(work, "torch-%s-%s-%dt.ids" % (name, dtype, threads))
+    cmd = [PYTHON, os.path.join(HERE, "torch_fixed_length.py"), "--checkpoint", ckpt, "--input-ids", source,
+           "--length", "32", "--threads", str(threads), "--limit", str(limit), "--output", out]
+    if dtype == "int8":
+        cmd.append("--int8")
+    r = run_child(cmd, env=env, env_note=env_note)
+    j = json.loads(r["out"].strip().splitlines()[-1])
+    j["peak_rss_kb"] = r["maxrss_kb"]
+    j["process_wall_s"] = round(r["wall_s"], 2)
+    j["command"] = COMMANDS[-1]
+    j["ids"] = out
+    return j
+
+
+def xnnpack_threads(bins, quick):
+    cmd = [bins["edgemt-xnnpack-gemm-bench"], "--threads", "2", "--rows", "1,33", "--min-ms", "20" if quick else "120"]
+    r = run_child(cmd)
+    return [json.loads(line) for line in r["out"].splitlines() if line.strip().startswith("{")]
+
+
+# --------------------------------------------------------------------------
+# plan
+# --------------------------------------------------------------------------
+
+def plan(quick, repeat):
+    """Sentences and repetitions per model (the full run is sized for <= 20 min on the 2-core machine).
+
+    limit: EdgeMT batch-1 sources per dtype (0 = all); batch32: sources at batch 32; torch: PyTorch sources
+    per dtype (0 = all)."""
+    if quick:
+        return dict(repeat=1, profile_passes=1, load_runs=2,
+                    multi30k=dict(limit=dict(int8=40, float32=40), torch=dict(int8=10, float32=10)),
+                    tiny=dict(limit=dict(int8=8, float32=8), batch32=dict(int8=32, float32=32),
+                              torch=dict(int8=3, float32=3)),
+                    base=dict(limit=dict(int8=4, float32=2), batch32=dict(int8=32, float32=32),
+                              torch=dict(int8=1, float32=1)))
+    return dict(repeat=repeat, profile_passes=1, load_runs=5,
+                multi30k=dict(limit=dict(int8=0, float32=0), torch=dict(int8=0, float32=100)),
+                tiny=dict(limit=dict(int8=0, float32=0), batch32=dict(int8=96, float32=96),
+                          torch=dict(int8=30, float32=30)),
+                base=dict(limit=dict(int8=0, float32=20), batch32=dict(int8=96, float32=64),
+                          torch=dict(int8=10, float32=10)))
+
+
+def measure(args, bins, models, fixed_ids, work, env, env_note):
+    p = plan(args.quick, args.repeat)
+    results = dict(plan=p, edgemt={}, torch={}, quality={})
+    for name, m in models.items():
+        cfg = p[name]
+        fixed = m["kind"] == "random"
+        source = fixed_ids if fixed else DEV_EN
+        results["edgemt"][name] = {}
+        for dtype in ("int8", "float32"):
+            f = m["files"][dtype]
+            limit = cfg["limit"][dtype]
+            r = dict(file=rel(f), file_bytes=os.path.getsize(f), runs={})
+            log("%s %s: load time" % (name, dtype))
+            r["load"] = load_times(bins, f, source, fixed, p["load_runs"])
+            for threads in (1, 2):
+                log("%s %s: batch 1, %d thread(s)" % (name, dtype, threads))
+                output = os.path.join(work, "edgemt-%s-%s-%dt.%s" % (name, dtype, threads, "ids" if fixed else "de"))
+                r["runs"]["b1_t%d" % threads] = bench(bins, f, source, threads, 1, p["repeat"], limit, fixed,
+                                                      p["profile_passes"], output)
+                r["runs"]["b1_t%d" % threads]["output_file"] = output
+                if fixed:
+                    log("%s %s: batch 32, %d thread(s)" % (name, dtype, threads))
+                    r["runs"]["b32_t%d" % threads] = bench(bins, f, source, threads, 32, p["repeat"],
+                                                           cfg["batch32"][dtype], fixed, 1)
+                log("%s %s: peak RSS of edgemt-translate, %d thread(s)" % (name, dtype, threads))
+                r["rss_t%d" % threads] = translate_rss(bins, f, source, threads, fixed, limit, work)
+            results["edgemt"][name][dtype] = r
+    if not args.skip_torch:
+        for name, m in models.items():
+            cfg = p[name]
+            results["torch"][name] = {}
+            for dtype in ("int8", "float32"):
+                for threads in (1, 2):
+                    log("PyTorch %s %s, %d thread(s)" % (name, dtype, threads))
+                    if m["kind"] == "trained":
+                        t = torch_reference_trained(env, env_note, dtype, threads, cfg["torch"][dtype], work)
+                    else:
+                        t = torch_reference_fixed(env, env_note, m["checkpoint"], fixed_ids, dtype, threads,
+                                                  cfg["torch"][dtype] or 100, work, name)
+                    results["torch"][name]["%s_t%d" % (dtype, threads)] = t
+    # Quality and agreement.
+    if "multi30k" in models:
+        q = {}
+        for dtype in ("int8", "float32"):
+            out = results["edgemt"]["multi30k"][dtype]["runs"]["b1_t1"]["output_file"]
+            q["edgemt_" + dtype] = bleu(out) if not args.quick else dict(bleu=None, line="(quick: not scored)")
+            same, n = same_lines(out, os.path.join(MULTI30K, "reference", "dev.greedy.de"))
+            q["edgemt_%s_same_as_reference_fp32" % dtype] = [same, n]
+            o2 = results["edgemt"]["multi30k"][dtype]["runs"]["b1_t2"]["output_file"]
+            q["edgemt_%s_1_vs_2_threads_identical" % dtype] = same_lines(out, o2)[0] == n
+        q["reference_fp32_committed"] = bleu(os.path.join(MULTI30K, "reference", "dev.greedy.de"))
+        tm = results["torch"].get("multi30k", {})
+        for dtype in ("int8", "float32"):
+            t = tm.get("%s_t1" % dtype)
+            if t and t["sentences"] == 500:
+                q["torch_" + dtype] = bleu(t["output"])
+        results["quality"]["multi30k"] = q
+    for name, m in models.items():
+        if m["kind"] != "random":
+            continue
+        q = {}
+        e = results["edgemt"][name]
+        q["edgemt_int8_vs_float32"] = token_agreement(e["int8"]["runs"]["b1_t1"]["output_file"],
+                                                      e["float32"]["runs"]["b1_t1"]["output_file"], 100)
+        for dtype in ("int8", "float32"):
+            t = results["torch"].get(name, {}).get("%s_t1" % dtype)
+            if t:
+                q["edgemt_vs_torch_" + dtype] = token_agreement(e[dtype]["runs"]["b1_t1"]["output_file"], t["ids"],
+                                                                t["sentences"])
+        results["quality"][name] = q
+    return results
+
+
+# --------------------------------------------------------------------------
+# report
+# --------------------------------------------------------------------------
+
+def fmt(v, digits=1):
+    if v is None:
+        return "–"
+    if isinstance(v, str):
+        return v
+    if digits == 0:
+        return "{:,.0f}".format(v)
+    return "{:,.{d}f}".format(v, d=digits)
+
+
+def mb(b):
+    return b / 1e6
+
+
+def best_batch1(e, key="tokens_per_s"):
+    """(tokens/s, threads) of the better of 1 and 2 threads at batch 1."""
+    a, b = e["runs"]["b1_t1"][key], e["runs"]["b1_t2"][key]
+    return (a, 1) if a >= b else (b, 2)
+
+
+def evaluate_goals(results, models):
+    goals = []
+    E = results["edgemt"]
+
+    def add(name, target, measured, met, detail):
+        goals.append(dict(goal=name, target=target, measured=measured, met=met, detail=detail))
+
+    for preset, goal, ct2 in (("tiny", GOAL_TINY_TOKS, CT2_TINY_TOKS), ("base", GOAL_BASE_TOKS, CT2_BASE_TOKS)):
+        if preset in E:
+            v, t = best_batch1(E[preset]["int8"])
+            add("%s int8 batch 1, tokens/s (better of 1/2 threads)" % preset, ">= %s (2x CTranslate2's ~%s)" %
+                (fmt(goal, 0), fmt(ct2, 0)), "%s at %d thread(s)" % (fmt(v, 0), t), v >= goal,
+                "%.0f%% of the goal, %.2fx CTranslate2 4.8" % (100.0 * v / goal, v / ct2))
+    if "multi30k" in E:
+        e = E["multi30k"]["int8"]
+        ms = min(e["runs"]["b1_t1"]["median_ms_per_sentence"], e["runs"]["b1_t2"]["median_ms_per_sentence"])
+        add("multi30k int8 dev, ms per sentence (CTranslate2 ~3.6 ms = ~3,600 tok/s; goal: 2x faster)",
+            "<= %.1f ms" % (CT2_MULTI30K_MS / 2), "%.2f ms" % ms, ms <= CT2_MULTI30K_MS / 2,
+            "%.2fx CTranslate2" % (CT2_MULTI30K_MS / ms))
+    worse = []
+    for name in E:
+        for dtype in ("int8", "float32"):
+            r = E[name][dtype]["runs"]
+            a, b = r["b1_t1"]["median_ms_per_sentence"], r["b1_t2"]["median_ms_per_sentence"]
+            if b > a * 1.02:
+                worse.append("%s %s: %.3f -> %.3f ms (+%.1f%%)" % (name, dtype, a, b, 100.0 * (b / a - 1)))
+    add("a 2nd thread never makes batch-1 latency worse (2% tolerance for noise)", "t2 <= t1",
+        "%d of %d configurations worse" % (len(worse), 2 * len(E)), not worse, "; ".join(worse) or "none worse")
+    if "base" in E:
+        shares = [E["base"]["int8"]["runs"]["b1_t%d" % t]["profile"]["decoder_per_step"]["xnnpack_share"]
+                  for t in (1, 2)]
+        s = max(shares)
+        add("base int8 decoder step: share inside XNNPACK", ">= 80%", "%.1f%% (1 thread %.1f%%, 2 threads %.1f%%)" %
+            (100 * s, 100 * shares[0], 100 * shares[1]), s >= GOAL_BASE_XNNPACK_SHARE, "")
+    for name in E:
+        for dtype in ("int8",):
+            e = E[name][dtype]
+            arena = e["runs"]["b1_t1"]["arena_bytes"]
+            limit = GOAL_RSS_FACTOR * e["file_bytes"] + arena
+            rss = max(e["rss_t1"]["peak_rss_kb"], e["rss_t2"]["peak_rss_kb"]) * 1024
+            add("%s int8 peak RSS <= 1.3 x file + arena" % name, "<= %.1f MB" % mb(limit), "%.1f MB" % mb(rss),
+                rss <= limit, "%.2f x file + arena" % ((rss - arena) / e["file_bytes"]))
+    if "base" in E:
+        l = E["base"]["int8"]["load"]["median_ms"]
+        add("base int8 load time (warm page cache)", "< 100 ms", "%.1f ms" % l, l < GOAL_BASE_LOAD_MS,
+            "Model::Load %.2f ms, the rest is Translator::Create (packing weights)" %
+            E["base"]["int8"]["load"]["model_load_median_ms"])
+    allocs = [(n, d, k) for n in E for d in E[n] for k, r in E[n][d]["runs"].items()
+              if r["allocations_while_translating"] != 0]
+    add("heap allocations while translating", "0", "%d runs with allocations" % len(allocs), not allocs,
+        ", ".join("%s %s %s" % a for a in allocs))
+    return goals
+
+
+def write_report(path, results, meta, models, goals, xnn, notes_text):
+    E, T, Q = results["edgemt"], results["torch"], results["quality"]
+    P = results["plan"]
+    L = []
+    w = L.append
+    w("# EdgeMT benchmarks")
+    w("")
+    w("Generated by `%s` — do not edit by hand (the analysis section comes from `tests/bench/ANALYSIS.md`)."
+      % meta["command"])
+    w("")
+    w("| | |")
+    w("|---|---|")
+    w("| Date | %s |" % meta["date"])
+    w("| Commit | `%s` %s%s |" % (meta["git"]["short"], meta["git"]["subject"],
+                                " (with uncommitted changes in runtime/converter/bench)" if meta["git"]["dirty"] else ""))
+    mi = meta["machine"]
+    w("| CPU | %s (family %s, model %s)%s, %d cores, %s MB RAM |" % (
+        mi["cpu_model"], mi.get("cpu_family"), mi.get("cpu_model_number"), ", virtual machine" if mi["hypervisor"]
+        else "", mi["cores"], fmt(mi["mem_total_mb"], 0)))
+    w("| SIMD flags | %s |" % " ".join(mi["simd_flags"]))
+    w("| OS | Debian %s, Linux %s |" % (mi.get("debian", "?"), mi["kernel"]))
+    w("| Build | %s, %s, `%s` |" % (meta["build"].get("CMAKE_BUILD_TYPE"), meta["build"].get("compiler_version"),
+                                   meta["build"].get("CMAKE_CXX_FLAGS_RELEASE")))
+    w("| Libraries | XNNPACK %s, pthreadpool %s (Debian) |" % (mi["packages"].get("libxnnpack0"),
+                                                               mi["packages"].get("libpthreadpool0")))
+    w("| PyTorch | python3-torch %s, BLAS: %s |" % (mi["packages"].get("python3-torch"), meta["torch_blas"]))
+    w("| Load average at start | %s (1, 5, 15 min)%s |" % (", ".join("%.2f" % x for x in meta["loadavg_start"]),
+                                                          meta.get("quiet_note", "")))
+    w("| Load average at end | %s |" % ", ".join("%.2f" % x for x in meta["loadavg_end"]))
+    w("| Duration | %.1f min%s |" % (meta["duration_s"] / 60.0, " (quick mode: few sentences, NOT representative)"
+                                    if meta["quick"] else ""))
+    w("")
+    w("Batch 1 figures are over %d repetitions after an untimed warm-up pass (median and fastest repetition), "
+      "per sentence = pass time / sentences; tokens are output tokens (no `</s>`). multi30k: the 500 dev "
+      "sentences, normal stopping. tiny / base: random checkpoints (`make_random_checkpoint.py`), 100 sources of "
+      "32 ids, exactly 32 output tokens. PyTorch = Debian's python3-torch running the reference decoder "
+      "**without a KV cache** (every step re-runs the whole prefix, as `reference.py` does), one pass after one "
+      "untimed sentence." % P["repeat"])
+    w("")
+
+    # Goals
+    w("## Goals")
+    w("")
+    w("| Goal | Target | Measured | Met | |")
+    w("|---|---|---|---|---|")
+    for g in goals:
+        w("| %s | %s | %s | %s | %s |" % (g["goal"], g["target"], g["measured"], "yes" if g["met"] else "**no**",
+                                         g["detail"]))
+    w("")
+
+    # Batch 1
+    w("## Batch 1: latency and throughput")
+    w("")
+    w("| Model | dtype | threads | sentences | median ms/sentence | min ms/sentence | median of sentences ms | "
+      "tokens/s | best tokens/s | PyTorch ms/sentence | EdgeMT speed-up |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    for name in E:
+        for dtype in ("int8", "float32"):
+            for t in (1, 2):
+                r = E[name][dtype]["runs"]["b1_t%d" % t]
+                tr = T.get(name, {}).get("%s_t%d" % (dtype, t))
+                tms = tr["mean_ms_per_sentence"] if tr else None
+                ratio = "%.1fx" % (tms / r["median_ms_per_sentence"]) if tms else "–"
+                tnote = " (%d sent.)" % tr["sentences"] if tr and tr["sentences"] != r["sentences"] else ""
+                w("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s%s | %s |" % (
+                    name, dtype, t, r["sentences"], fmt(r["median_ms_per_sentence"], 3),
+                    fmt(r["min_ms_per_sentence"], 3), fmt(r.get("median_sentence_ms"), 3), fmt(r["tokens_per_s"], 0),
+                    fmt(r["best_tokens_per_s"], 0), fmt(tms, 1), tnote, ratio))
+    w("")
+    w("2 threads vs 1 (batch 1, median ms per sentence; < 1 is faster):")
+    w("")
+    w("| Model | int8 | float32 |")
+    w("|---|---|---|")
+    for name in E:
+        cells = []
+        for dtype in ("int8", "float32"):
+            r = E[name][dtype]["runs"]
+            cells.append("%.3f" % (r["b1_t2"]["median_ms_per_sentence"] / r["b1_t1"]["median_ms_per_sentence"]))
+        w("| %s | %s | %s |" % (name, cells[0], cells[1]))
+    w("")
+
+    # Batch 32
+    if any("b32_t1" in E[n]["int8"]["runs"] for n in E):
+        w("## Batch 32: throughput")
+        w("")
+        w("| Model | dtype | threads | sentences | median tokens/s | best tokens/s | vs batch 1 | decoder ms per "
+          "batch step |")
+        w("|---|---|---|---|---|---|---|---|")
+        for name in E:
+            for dtype in ("int8", "float32"):
+                for t in (1, 2):
+                    r = E[name][dtype]["runs"].get("b32_t%d" % t)
+                    if not r:
+                        continue
+                    b1 = E[name][dtype]["runs"]["b1_t%d" % t]["tokens_per_s"]
+                    w("| %s | %s | %d | %d | %s | %s | %.1fx | %s |" % (
+                        name, dtype, t, r["sentences"], fmt(r["tokens_per_s"], 0), fmt(r["best_tokens_per_s"], 0),
+                        r["tokens_per_s"] / b1, fmt(r["decoder_ms_per_step"], 3)))
+        w("")
+
+    # Where time goes
+    w("## Where the time goes (batch 1)")
+    w("")
+    w("Encoder per sentence and one decoder step (token choice included), timed without profiling; the shares "
+      "come from separate profiled passes (`TranslatorOptions::profile`): XNNPACK = inside XNNPACK operators "
+      "(all Linear layers); attention = score/value products and softmax; LayerNorm (+ residual sums); "
+      "embedding; other = activation (de)quantization, activations, argmax. Floor: XNNPACK alone runs one "
+      "decoder step's int8 linear layers in ~%.2f ms (tiny) and ~%.2f ms (base, weights in cache; ~%.1f ms "
+      "from memory)." % (FLOOR_TINY_STEP_MS, FLOOR_BASE_STEP_HOT_MS, FLOOR_BASE_STEP_COLD_MS))
+    w("")
+    w("| Model | dtype | thr | encoder ms/sentence | decoder ms/step | step: XNNPACK ms | step: XNNPACK | attention | "
+      "LayerNorm | embedding | other | encoder: XNNPACK | attention | LayerNorm | other |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for name in E:
+        for dtype in ("int8", "float32"):
+            for t in (1, 2):
+                r = E[name][dtype]["runs"]["b1_t%d" % t]
+                d, e = r["profile"]["decoder_per_step"], r["profile"]["encoder_per_sentence"]
+                pct = lambda x: "%.0f%%" % (100 * x)
+                w("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                    name, dtype, t, fmt(r["encoder_ms_per_sentence"], 3), fmt(r["decoder_ms_per_step"], 4),
+                    fmt(d["xnnpack_ms"], 4), pct(d["xnnpack_share"]), pct(d["attention_share"]),
+                    pct(d["layer_norm_share"]), pct(d["embedding_share"]), pct(d["other_share"]),
+                    pct(e["xnnpack_share"]), pct(e["attention_share"]), pct(e["layer_norm_share"]),
+                    pct(e["other_share"])))
+    w("")
+    for name, floor in (("tiny", FLOOR_TINY_STEP_MS), ("base", FLOOR_BASE_STEP_HOT_MS)):
+        if name in E:
+            r1 = E[name]["int8"]["runs"]
+            step = min(r1["b1_t1"]["decoder_ms_per_step"], r1["b1_t2"]["decoder_ms_per_step"])
+            xs = min(r1["b1_t1"]["profile"]["decoder_per_step"]["xnnpack_ms"],
+                     r1["b1_t2"]["profile"]["decoder_per_step"]["xnnpack_ms"])
+            extra = ""
+            if name == "base":
+                extra = " (%.1fx the from-memory floor of %.1f ms)" % (step / FLOOR_BASE_STEP_COLD_MS,
+                                                                       FLOOR_BASE_STEP_COLD_MS)
+            w("- %s int8: decoder step %.3f ms = %.1fx the XNNPACK floor of %.2f ms%s; of it %.3f ms inside "
+              "XNNPACK." % (name, step, step / floor, floor, extra, xs))
+    w("")
+
+    # Memory, load, size
+    w("## Load time, file size, memory")
+    w("")
+    w("Load = `Model::Load` (mmap + verification) + `Translator::Create` (packing weights into XNNPACK, "
+      "allocating the arena), median of %d processes, warm page cache. Peak RSS = `ru_maxrss` of a child "
+      "`edgemt-translate` process that loads the model and translates the benchmark inputs (PyTorch: the "
+      "reference process, interpreter and libraries included)." % P["load_runs"])
+    w("")
+    w("| Model | dtype | file MB | arena MB | load ms (min) | of it Model::Load ms | peak RSS MB 1 thr | 2 thr | "
+      "1.3 x file + arena MB | PyTorch RSS MB 1 thr | PyTorch / EdgeMT |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    for name in E:
+        for dtype in ("int8", "float32"):
+            e = E[name][dtype]
+            arena = e["runs"]["b1_t1"]["arena_bytes"]
+            rss1, rss2 = e["rss_t1"]["peak_rss_kb"] * 1024, e["rss_t2"]["peak_rss_kb"] * 1024
+            tr = T.get(name, {}).get("%s_t1" % dtype)
+            trss = tr["peak_rss_kb"] * 1024 if tr else None
+            w("| %s | %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s |" % (
+                name, dtype, fmt(mb(e["file_bytes"])), fmt(mb(arena)), fmt(e["load"]["median_ms"]),
+                fmt(e["load"]["min_ms"]), fmt(e["load"]["model_load_median_ms"], 2), fmt(mb(rss1)), fmt(mb(rss2)),
+                fmt(mb(GOAL_RSS_FACTOR * e["file_bytes"] + arena)), fmt(mb(trss)) if trss else "–",
+                "%.1fx" % (trss / rss1) if trss else "–"))
+    w("")
+
+    # Accuracy
+    w("## Accuracy")
+    w("")
+    if "multi30k" in Q:
+        q = Q["multi30k"]
+        w("multi30k dev (500 sentences), `../shared/models/multi30k-ende/bleu.py` against `dev.de`:")
+        w("")
+        w("| System | BLEU | |")
+        w("|---|---|---|")
+        w("| PyTorch reference fp32 (committed `reference/dev.greedy.de`) | %s | %s |" % (
+            fmt(q["reference_fp32_committed"]["bleu"], 2), q["reference_fp32_committed"]["line"]))
+        for key, label in (("torch_float32", "PyTorch fp32 (this run)"),
+                           ("torch_int8", "PyTorch quantize_dynamic int8 (this run)")):
+            if key in q:
+                w("| %s | %s | %s |" % (label, fmt(q[key]["bleu"], 2), q[key]["line"]))
+        for dtype in ("float32", "int8"):
+            s, n = q["edgemt_%s_same_as_reference_fp32" % dtype]
+            w("| EdgeMT %s | %s | %s; %d/%d lines identical to the reference fp32 output; 1 and 2 threads %s |" % (
+                dtype, fmt(q["edgemt_" + dtype]["bleu"], 2), q["edgemt_" + dtype]["line"], s, n,
+                "identical" if q["edgemt_%s_1_vs_2_threads_identical" % dtype] else "**differ**"))
+        w("")
+    rq = [(n, Q[n]) for n in Q if n != "multi30k"]
+    if rq:
+        w("Random checkpoints (no meaningful accuracy; agreement of greedy outputs, 32 tokens each):")
+        w("")
+        w("| Model | comparison | sentences | identical | same token at same position | mean common prefix |")
+        w("|---|---|---|---|---|---|")
+        for n, q in rq:
+            for key, label in (("edgemt_vs_torch_float32", "EdgeMT fp32 vs PyTorch fp32"),
+                               ("edgemt_vs_torch_int8", "EdgeMT int8 vs PyTorch dynamic int8"),
+                               ("edgemt_int8_vs_float32", "EdgeMT int8 vs EdgeMT fp32")):
+                if key in q:
+                    a = q[key]
+                    w("| %s | %s | %d | %d | %s | %s |" % (n, label, a["sentences"], a["identical_sentences"],
+                                                           fmt(100 * a["position_agreement"], 1) + "%",
+                                                           fmt(a["mean_common_prefix"], 1)))
+        w("")
+
+    # XNNPACK threads
+    if xnn:
+        w("## XNNPACK alone: 1 vs 2 threads")
+        w("")
+        w("`build/bin/edgemt-xnnpack-gemm-bench` (tests/bench/xnnpack_gemm_bench.cc): one Linear layer as the runtime "
+          "runs it (setup + run), microseconds per call, median. hot = the same operator again and again; cold = "
+          "a ring of copies whose weights total >= 96 MB. The runtime uses the pool only from "
+          "`kMinParallelMacs` = 2^21 = 2,097,152 MACs (runtime/src/ops/linear.h).")
+        w("")
+        w("| Layer | dtype | M | MACs | hot 1 thr µs | hot 2 thr µs | 2 thr speed-up | cold 1 thr µs | cold 2 thr µs | "
+          "speed-up |")
+        w("|---|---|---|---|---|---|---|---|---|---|")
+        for x in xnn:
+            w("| %s | %s | %d | %s | %s | %s | %.2fx | %s | %s | %.2fx |" % (
+                x["shape"], x["dtype"], x["rows"], fmt(x["macs"], 0), fmt(x["hot_us_1"], 2), fmt(x["hot_us_n"], 2),
+                x["hot_us_1"] / x["hot_us_n"], fmt(x["cold_us_1"], 2), fmt(x["cold_us_n"], 2),
+                x["cold_us_1"] / x["cold_us_n"]))
+        w("")
+
+    # PyTorch notes
+    if T:
+        w("## PyTorch reference runs")
+        w("")
+        w("- multi30k: `../shared/models/multi30k-ende/reference.py` (its own timing line; includes SentencePiece "
+          "encoding/decoding of each sentence, which is negligible). tiny/base: `tests/bench/torch_fixed_length.py` "
+          "(the classes of reference.py, forced 32 tokens: `</s>` masked). Both: batch 1, no KV cache, "
+          "`--int8` = `torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, torch.qint8)` (FFN and output "
+          "projection only; attention projections stay fp32), quantized engine %s." % meta.get("torch_qengine", "?"))
+        w("- BLAS: %s. With Debian's default reference BLAS (`libblas3`, what this machine has installed), "
+          "float32 PyTorch is about 10x slower still." % meta["torch_blas"])
+        limits = []
+        for name in T:
+            for key, t in T[name].items():
+                total = 500 if name == "multi30k" else 100
+                if t["sentences"] != total:
+                    limits.append("%s %s: %d of %d sentences" % (name, key, t["sentences"], total))
+        if limits:
+            w("- Limited to keep the whole run within 20 minutes (ms/sentence and tokens/s are per sentence, so they "
+              "compare directly): " + "; ".join(sorted(set(limits))) + ".")
+        w("")
+        w("| Model | run | sentences | ms/sentence (mean) | median | min | tokens/s | peak RSS MB |")
+        w("|---|---|---|---|---|---|---|---|")
+        for name in T:
+            for key, t in T[name].items():
+                w("| %s | %s | %d | %s | %s | %s | %s | %s |" % (
+                    name, key.replace("_t", ", threads "), t["sentences"], fmt(t["mean_ms_per_sentence"], 1),
+                    fmt(t.get("median_sentence_ms"), 1), fmt(t.get("min_sentence_ms"), 1), fmt(t["tokens_per_s"], 1),
+                    fmt(mb(t["peak_rss_kb"] * 1024))))
+        w("")
+
+    # Conversions
+    w("## Model files")
+    w("")
+    for name, m in models.items():
+        for dtype in ("int8", "float32"):
+            c = m["conversions"].get(dtype)
+            how = ("committed file" if c is None else "written by edgemt-bench-model (random, not converted)"
+                   if c.get("generated") else ("cached conversion" if c["cached"] else
+                                               "converted in this run in %.1f s" % c["seconds"]))
+            w("- %s %s: `%s` (%s bytes), %s" % (name, dtype, rel(m["files"][dtype]),
+                                                fmt(os.path.getsize(m["files"][dtype]), 0), how))
+    w("")
+
+    if notes_text:
+        w("## Analysis")
+        w("")
+        w(notes_text.strip())
+        w("")
+
+    w("## Commands")
+    w("")
+    w("Run from the repository root, in this order (paths relative to it; `../shared` is the shared material):")
+    w("")
+    w("```")
+    previous, count = None, 0
+    for c in meta["commands"] + [None]:
+        if c == previous:
+            count += 1
+            continue
+        if previous is not None:
+            w(previous + ("    # x%d" % count if count > 1 else ""))
+        previous, count = c, 1
+    w("```")
+    w("")
+    with open(path, "w") as f:
+        f.write("\n".join(L))
+
+
+# --------------------------------------------------------------------------
+
+def wait_quiet(seconds, threshold):
+    waited = 0
+    while os.getloadavg()[0] > threshold and waited < seconds:
+        log("load average %.2f > %.2f: waiting (%d of %d s)" % (os.getloadavg()[0], threshold, waited, seconds))
+        time.sleep(30)
+        waited += 30
+    return waited
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="few sentences, 1 repetition; writes build/bench-quick/")
+    ap.add_argument("--out", help="BENCHMARKS.md path (JSON beside it)")
+    ap.add_argument("--build-dir", default=os.path.join(REPO, "build"))
+    ap.add_argument("--cache-dir")
+    ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--models", default="multi30k,tiny,base")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--skip-torch", action="store_true")
+    ap.add_argument("--skip-xnnpack", action="store_true")
+    ap.add_argument("--torch-blas", default="openblas", choices=["openblas", "system"])
+    ap.add_argument("--generated-models", action="store_true",
+                    help="tiny/base from build/bin/edgemt-bench-model instead of converted checkpoints")
+    ap.add_argument("--wait-quiet", type=int, default=0, help="wait up to N s for a quiet machine")
+    ap.add_argument("--quiet-load", type=float, default=0.5)
+    args = ap.parse_args()
+    if args.repeat < 3 and not args.quick:
+        ap.error("--repeat must be at least 3 (the table promises >= 3 repetitions)")
+
+    build_dir = os.path.abspath(args.build_dir)
+    cache_dir = os.path.abspath(args.cache_dir or os.path.join(build_dir, "bench-cache"))
+    out = os.path.abspath(args.out or (os.path.join(build_dir, "bench-quick", "BENCHMARKS.md") if args.quick
+                                       else os.path.join(REPO, "BENCHMARKS.md")))
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    os.makedirs(cache_dir, exist_ok=True)
+    work = os.path.join(cache_dir, "run-quick" if args.quick else "run")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    names = [n.strip() for n in args.models.split(",") if n.strip()]
+    for n in names:
+        if n not in ("multi30k", "tiny", "base"):
+            ap.error("unknown model %r" % n)
+
+    invocation = "tests/bench/run_benchmarks.py" + ("" if len(sys.argv) == 1 else " " + " ".join(
+        shlex.quote(a) for a in sys.argv[1:]))
+    meta = dict(command=invocation, quick=args.quick, git=git_info(), machine=machine_info())
+    bins, meta["build"] = build(build_dir, args.no_build)
+    models = prepare_models(cache_dir, names, args.quick,
+                            bins["edgemt-bench-model"] if args.generated_models else None)
+    meta["generated_models"] = args.generated_models
+    fixed_ids = fixed_sources(cache_dir)
+    env, env_note, meta["torch_blas"] = torch_env(cache_dir, args.torch_blas)
+    r = subprocess.run([PYTHON, "-c", "import torch; print(torch.backends.quantized.engine)"], capture_output=True,
+                       text=True, env=env)
+    meta["torch_qengine"] = r.stdout.strip()
+
+    if args.wait_quiet:
+        waited = wait_quiet(args.wait_quiet, args.quiet_load)
+        meta["quiet_note"] = "; waited %d s for <= %.2f" % (waited, args.quiet_load) if waited else ""
+    meta["loadavg_start"] = list(os.getloadavg())
+    log("measuring; load average %.2f %.2f %.2f" % tuple(meta["loadavg_start"]))
+    t_measure = time.time()
+    xnn = [] if args.skip_xnnpack else None
+    results = measure(args, bins, models, fixed_ids, work, env, env_note)
+    if xnn is None:
+        log("XNNPACK 1 vs 2 threads")
+        xnn = xnnpack_threads(bins, args.quick)
+    meta["loadavg_end"] = list(os.getloadavg())
+    meta["measure_s"] = round(time.time() - t_measure, 1)
+    meta["duration_s"] = round(time.time() - T0, 1)
+    meta["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    meta["commands"] = COMMANDS
+    goals = evaluate_goals(results, models)
+    notes = os.path.join(HERE, "ANALYSIS.md")
+    notes_text = open(notes).read() if os.path.exists(notes) and not args.quick else ""
+    write_report(out, results, meta, models, goals, xnn, notes_text)
+    text = json.dumps(dict(meta=meta, goals=goals, results=results, xnnpack_threads=xnn,
+                           models={n: dict(kind=m["kind"], files={d: rel(p) for d, p in m["files"].items()},
+                                           conversions=m["conversions"]) for n, m in models.items()}),
+                      indent=1)
+    # Paths relative to the repository, as in BENCHMARKS.md.
+    text = text.replace(SHARED + "/", "../shared/").replace(REPO + "/", "")
+    with open(os.path.splitext(out)[0] + ".json", "w") as f:
+        f.write(text + "\n")
+    log("wrote %s and %s in %.1f min" % (rel(out), rel(os.path.splitext(out)[0] + ".json"), meta["duration_s"] / 60))
+
+
+if __name__ == "__main__":
+    main()

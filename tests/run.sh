@@ -6,6 +6,8 @@
 #   == asan ==    build-asan/   RelWithDebInfo, ASan + UBSan, built with clang-14, without `slow`
 #   == arm64 ==   build-arm64/  aarch64 cross build, tests under qemu-aarch64, without `slow`
 #   == armhf ==   build-armhf/  armhf cross build, tests under qemu-arm, without `slow`
+#   == fuzz ==    build-fuzz/   libFuzzer on the model loader for 60 s (tests/fuzz/run.sh)
+#   == tsan ==    build-tsan/   ThreadSanitizer on the multi-threaded tests (tests/tsan/run.sh)
 #
 # all with -DEDGEMT_WERROR=ON. It goes on through all four when one fails
 # and exits non-zero if anything failed. Only some configurations:
@@ -29,7 +31,7 @@ cd "$root"
 
 jobs="$(nproc)"
 configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(native asan arm64 armhf)
+[ ${#configs[@]} -gt 0 ] || configs=(native asan arm64 armhf fuzz tsan)
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
@@ -76,6 +78,19 @@ run_config() {
   return $rc
 }
 
+# A check that is a script of its own: it passes or fails as one test.
+run_script() {
+  local name="$1" script="$2"
+  echo "$ $script"
+  if "$root/$script"; then
+    total_passed=$((total_passed + 1))
+    echo "$name: 1 passed, 0 failed"
+    return 0
+  fi
+  echo "$name: 0 passed, 1 failed"
+  return 1
+}
+
 for config in "${configs[@]}"; do
   echo
   echo "== $config =="
@@ -93,7 +108,9 @@ for config in "${configs[@]}"; do
              --toolchain "$root/toolchains/aarch64-linux-gnu.cmake" ;;
     armhf) run_config armhf build-armhf "slow|host" -DCMAKE_BUILD_TYPE=Release \
              --toolchain "$root/toolchains/arm-linux-gnueabihf.cmake" ;;
-    *) echo "tests/run.sh: unknown configuration '$config' (native, asan, arm64, armhf)"; false ;;
+    fuzz) run_script fuzz tests/fuzz/run.sh ;;
+    tsan) run_script tsan tests/tsan/run.sh ;;
+    *) echo "tests/run.sh: unknown configuration '$config' (native, asan, arm64, armhf, fuzz, tsan)"; false ;;
   esac
   rc=$?
   duration[$config]=$((SECONDS - start))

@@ -56,8 +56,12 @@ class LinearOp {
   bool int8_ = false;
 };
 
-// Work (multiply-adds) below which a GEMM runs on the calling thread alone:
-// waking another thread costs more than it saves.
-constexpr size_t kMinParallelMacs = size_t{1} << 21;
+// Work (multiply-adds) below which a GEMM runs on the calling thread alone.
+// Measured with edgemt-xnnpack-gemm-bench on a 2-core x86-64: a second
+// thread saves 25-45% from about 4M multiply-adds up (the encoder's products,
+// large output projections), little below; and each parallel call risks a
+// stall of a scheduler tick when the other core is busy, so small per-step
+// products never take that risk.
+constexpr size_t kMinParallelMacs = size_t{1} << 22;
 
 }  // namespace edgemt

@@ -1,0 +1,204 @@
+"""The in-memory model: exactly what a .edgemt file holds, as numpy arrays.
+
+The builder produces it from a checkpoint, quantization turns its weights to
+int8 and adds activation parameters, the writer serializes it and the reader
+gives it back. The reference model runs it, so a file read back runs the same
+code path as the model it was written from. Names follow schema/edgemt.fbs.
+"""
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+import numpy as np
+
+# Enum values of schema/edgemt.fbs.
+NORM_POST, NORM_PRE = 0, 1
+ACT_RELU, ACT_GELU, ACT_SILU = 0, 1, 2
+POS_INTERLEAVED, POS_HALVES, POS_LEARNED = 0, 1, 2
+TYPE_FLOAT32, TYPE_INT8 = 0, 1
+
+NORM_NAMES = {NORM_POST: "post", NORM_PRE: "pre"}
+ACT_NAMES = {ACT_RELU: "relu", ACT_GELU: "gelu", ACT_SILU: "silu"}
+POS_NAMES = {POS_INTERLEAVED: "interleaved", POS_HALVES: "halves", POS_LEARNED: "learned"}
+
+
+@dataclass
+class Tensor:
+    """Float32 (scales None) or symmetric per-row Int8 (value = q * scales[row])."""
+    data: np.ndarray
+    scales: Optional[np.ndarray] = None
+
+    @property
+    def is_int8(self):
+        return self.data.dtype == np.int8
+
+    @property
+    def shape(self):
+        return tuple(self.data.shape)
+
+    def dequantize(self):
+        """float32 values; int8 rows are q * s in float32, as the runtime computes."""
+        if self.is_int8:
+            return self.data.astype(np.float32) * self.scales[:, None]
+        return self.data
+
+
+@dataclass
+class QuantParams:
+    """Affine int8 activation quantization: real = scale * (q - zero_point)."""
+    scale: float          # a float32 value
+    zero_point: int       # in [-128, 127]
+
+
+@dataclass
+class Linear:
+    weight: Optional[Tensor]              # [out, in]; None: tied output projection
+    bias: Optional[np.ndarray] = None     # float32 [out]
+    input_quant: Optional[QuantParams] = None
+    output_quant: Optional[QuantParams] = None
+
+
+@dataclass
+class LayerNorm:
+    gamma: np.ndarray
+    beta: np.ndarray
+
+
+@dataclass
+class Attention:
+    query: Linear
+    key: Linear
+    value: Linear
+    output: Linear
+
+
+@dataclass
+class FeedForward:
+    up: Linear
+    down: Linear
+
+
+@dataclass
+class EncoderLayer:
+    self_attention: Attention
+    self_attention_norm: LayerNorm
+    feed_forward: FeedForward
+    feed_forward_norm: LayerNorm
+
+
+@dataclass
+class DecoderLayer:
+    self_attention: Attention
+    self_attention_norm: LayerNorm
+    cross_attention: Attention
+    cross_attention_norm: LayerNorm
+    feed_forward: FeedForward
+    feed_forward_norm: LayerNorm
+
+
+@dataclass
+class Encoder:
+    token_embedding: Optional[Tensor]     # None when Config.shared_embeddings
+    positions: Optional[np.ndarray]       # [max_positions, d] only for POS_LEARNED
+    layers: List[EncoderLayer]
+    final_norm: Optional[LayerNorm] = None
+
+
+@dataclass
+class Decoder:
+    token_embedding: Tensor
+    positions: Optional[np.ndarray]
+    layers: List[DecoderLayer]
+    final_norm: Optional[LayerNorm]
+    output_projection: Linear
+
+
+@dataclass
+class Config:
+    d_model: int
+    num_heads: int
+    d_ff: int
+    encoder_layers: int
+    decoder_layers: int
+    source_vocab_size: int
+    target_vocab_size: int
+    max_positions: int
+    norm: int = NORM_POST
+    layer_norm_epsilon: float = 1e-5
+    activation: int = ACT_RELU
+    embedding_scale: float = 1.0
+    position_encoding: int = POS_INTERLEAVED
+    shared_embeddings: bool = False
+    tied_output: bool = False
+    pad_id: int = 0
+    unk_id: int = 1
+    bos_id: int = 2
+    eos_id: int = 3
+    decoder_start_id: int = 2
+
+
+@dataclass
+class Tokenizer:
+    source_model: bytes
+    target_model: Optional[bytes] = None
+
+
+@dataclass
+class Metadata:
+    source_language: str = ""
+    target_language: str = ""
+    converter_version: str = ""
+    source_checkpoint: str = ""
+    dtype: str = "float32"
+    calibration_summary: str = ""
+
+
+FORMAT_MAJOR = 1
+FORMAT_MINOR = 0
+
+
+@dataclass
+class Model:
+    config: Config
+    encoder: Encoder
+    decoder: Decoder
+    tokenizer: Optional[Tokenizer] = None
+    metadata: Metadata = field(default_factory=Metadata)
+    format_major: int = FORMAT_MAJOR
+    format_minor: int = FORMAT_MINOR
+
+    def source_embedding(self):
+        return self.decoder.token_embedding if self.config.shared_embeddings else self.encoder.token_embedding
+
+    def output_weight(self):
+        """The output projection's weight Tensor (the decoder embedding when tied)."""
+        if self.config.tied_output:
+            return self.decoder.token_embedding
+        return self.decoder.output_projection.weight
+
+    def named_linears(self):
+        """(name, Linear) for every Linear, in a fixed order; names are stable
+        and used in summaries and by --keep-float, e.g. "decoder.layers.0.cross_attention.key"."""
+        out = []
+        for i, layer in enumerate(self.encoder.layers):
+            p = "encoder.layers.%d." % i
+            for part in ("query", "key", "value", "output"):
+                out.append((p + "self_attention." + part, getattr(layer.self_attention, part)))
+            out.append((p + "feed_forward.up", layer.feed_forward.up))
+            out.append((p + "feed_forward.down", layer.feed_forward.down))
+        for i, layer in enumerate(self.decoder.layers):
+            p = "decoder.layers.%d." % i
+            for block in ("self_attention", "cross_attention"):
+                for part in ("query", "key", "value", "output"):
+                    out.append((p + block + "." + part, getattr(getattr(layer, block), part)))
+            out.append((p + "feed_forward.up", layer.feed_forward.up))
+            out.append((p + "feed_forward.down", layer.feed_forward.down))
+        out.append(("decoder.output_projection", self.decoder.output_projection))
+        return out
+
+    def is_int8(self):
+        return any(self.linear_weight(l).is_int8 for _, l in self.named_linears())
+
+    def linear_weight(self, linear):
+        if linear is self.decoder.output_projection and self.config.tied_output:
+            return self.decoder.token_embedding
+        return linear.weight

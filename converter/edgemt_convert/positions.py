@@ -1,0 +1,47 @@
+"""Sinusoidal position tables and the check that a checkpoint's buffer is one."""
+import math
+
+import numpy as np
+
+LAYOUTS = ("interleaved", "halves")
+
+
+def sinusoid_table(max_positions, d_model, layout):
+    """[max_positions, d_model] float32, computed in float64 then rounded.
+
+    interleaved: pe[p, 2i] = sin(p w_i), pe[p, 2i+1] = cos(p w_i)
+    halves:      pe[p, i]  = sin(p w_i), pe[p, d/2 + i] = cos(p w_i)
+    with w_i = exp(-2i ln(10000) / d_model). This is the exact table the
+    runtime approximates; training code computes it in float32 and differs
+    from it by up to ~max_positions * 2^-23 (see matches_sinusoid)."""
+    pos = np.arange(max_positions, dtype=np.float64)[:, None]
+    w = np.exp(np.arange(0, d_model, 2, dtype=np.float64) * (-math.log(10000.0) / d_model))
+    angle = pos * w
+    pe = np.zeros((max_positions, d_model), dtype=np.float64)
+    if layout == "interleaved":
+        pe[:, 0::2] = np.sin(angle)
+        pe[:, 1::2] = np.cos(angle)
+    elif layout == "halves":
+        pe[:, : d_model // 2] = np.sin(angle)
+        pe[:, d_model // 2:] = np.cos(angle)
+    else:
+        raise ValueError("unknown position layout %r" % layout)
+    return pe.astype(np.float32)
+
+
+def sinusoid_tolerance(max_positions):
+    """Largest difference accepted between a stored table and the exact one.
+
+    A float32 training recipe rounds the angle p * w_i (up to max_positions
+    radians) to float32, an error of up to ~p * 2^-24 per rounding, which
+    sin/cos pass on. The shared 256-position model differs by 1.4e-5, a
+    512-position one by 4.7e-5. A learned table differs by orders of
+    magnitude more."""
+    return 1e-5 + 4.0 * max_positions * 2.0 ** -23
+
+
+def matches_sinusoid(table, layout):
+    """(bool, max abs difference) of a [L, d] table against the exact sinusoid."""
+    exact = sinusoid_table(table.shape[0], table.shape[1], layout)
+    diff = float(np.max(np.abs(table.astype(np.float64) - exact))) if table.size else 0.0
+    return diff <= sinusoid_tolerance(table.shape[0]), diff

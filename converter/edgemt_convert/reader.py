@@ -1,0 +1,195 @@
+""".edgemt bytes -> model_ir.Model with the generated FlatBuffers reader.
+
+Used to check written files and to run a file in the reference model (the
+int8 simulation reads the quantization parameters from the file itself).
+"""
+import numpy as np
+
+from . import model_ir as ir
+from .errors import ConversionError
+from .schema import fb
+
+
+def _tensor(t, what):
+    if t is None:
+        return None
+    shape = tuple(int(x) for x in t.ShapeAsNumpy()) if not t.ShapeIsNone() else ()
+    raw = t.DataAsNumpy() if not t.DataIsNone() else np.zeros(0, np.uint8)
+    if t.Type() == ir.TYPE_INT8:
+        data = raw.view(np.int8)
+        scales = np.array(t.ScalesAsNumpy(), dtype=np.float32) if not t.ScalesIsNone() else None
+        if scales is None or scales.shape != (shape[0],):
+            raise ConversionError("%s: int8 tensor without one scale per row" % what)
+    elif t.Type() == ir.TYPE_FLOAT32:
+        data, scales = raw.view("<f4").astype(np.float32), None
+    else:
+        raise ConversionError("%s: unknown tensor type %d" % (what, t.Type()))
+    if data.size != int(np.prod(shape)):
+        raise ConversionError("%s: %d elements for shape %s" % (what, data.size, list(shape)))
+    return ir.Tensor(data.reshape(shape).copy(), scales)
+
+
+def _array(t, what):
+    x = _tensor(t, what)
+    return None if x is None else x.data
+
+
+def _qp(q):
+    return None if q is None else ir.QuantParams(scale=float(np.float32(q.Scale())), zero_point=int(q.ZeroPoint()))
+
+
+def _linear(l, what):
+    if l is None:
+        raise ConversionError("%s: missing" % what)
+    return ir.Linear(weight=_tensor(l.Weight(), what + ".weight"), bias=_array(l.Bias(), what + ".bias"),
+                     input_quant=_qp(l.InputQuant()), output_quant=_qp(l.OutputQuant()))
+
+
+def _norm(n, what):
+    if n is None:
+        return None
+    return ir.LayerNorm(gamma=_array(n.Gamma(), what + ".gamma"), beta=_array(n.Beta(), what + ".beta"))
+
+
+def _attention(a, what):
+    return ir.Attention(*(_linear(getattr(a, n)(), "%s.%s" % (what, n.lower()))
+                          for n in ("Query", "Key", "Value", "Output")))
+
+
+def _ffn(f, what):
+    return ir.FeedForward(up=_linear(f.Up(), what + ".up"), down=_linear(f.Down(), what + ".down"))
+
+
+def _string(s):
+    return s.decode("utf-8") if s is not None else ""
+
+
+def parse(buf):
+    """model_ir.Model from the bytes of a .edgemt file."""
+    f = fb()
+    buf = bytearray(buf) if not isinstance(buf, (bytes, bytearray)) else buf
+    if len(buf) < 8 or not f.Model.Model.ModelBufferHasIdentifier(buf, 0):
+        raise ConversionError("not an EdgeMT model (no EDMT file identifier)")
+    m = f.Model.Model.GetRootAs(buf, 0)
+    if m.FormatMajor() != ir.FORMAT_MAJOR:
+        raise ConversionError("format %d.%d is not supported (this reader knows %d.x)"
+                              % (m.FormatMajor(), m.FormatMinor(), ir.FORMAT_MAJOR))
+    c = m.Config()
+    config = ir.Config(
+        d_model=c.DModel(), num_heads=c.NumHeads(), d_ff=c.DFf(), encoder_layers=c.EncoderLayers(),
+        decoder_layers=c.DecoderLayers(), source_vocab_size=c.SourceVocabSize(),
+        target_vocab_size=c.TargetVocabSize(), max_positions=c.MaxPositions(), norm=c.Norm(),
+        layer_norm_epsilon=float(np.float32(c.LayerNormEpsilon())), activation=c.Activation(),
+        embedding_scale=float(np.float32(c.EmbeddingScale())), position_encoding=c.PositionEncoding(),
+        shared_embeddings=bool(c.SharedEmbeddings()), tied_output=bool(c.TiedOutput()),
+        pad_id=c.PadId(), unk_id=c.UnkId(), bos_id=c.BosId(), eos_id=c.EosId(),
+        decoder_start_id=c.DecoderStartId())
+    e, d = m.Encoder(), m.Decoder()
+    encoder = ir.Encoder(
+        token_embedding=_tensor(e.TokenEmbedding(), "encoder.token_embedding"),
+        positions=_array(e.Positions(), "encoder.positions"),
+        layers=[ir.EncoderLayer(
+            self_attention=_attention(l.SelfAttention(), "encoder.layers.%d.self_attention" % i),
+            self_attention_norm=_norm(l.SelfAttentionNorm(), "encoder.layers.%d.self_attention_norm" % i),
+            feed_forward=_ffn(l.FeedForward(), "encoder.layers.%d.feed_forward" % i),
+            feed_forward_norm=_norm(l.FeedForwardNorm(), "encoder.layers.%d.feed_forward_norm" % i))
+            for i, l in ((i, e.Layers(i)) for i in range(e.LayersLength()))],
+        final_norm=_norm(e.FinalNorm(), "encoder.final_norm"))
+    decoder = ir.Decoder(
+        token_embedding=_tensor(d.TokenEmbedding(), "decoder.token_embedding"),
+        positions=_array(d.Positions(), "decoder.positions"),
+        layers=[ir.DecoderLayer(
+            self_attention=_attention(l.SelfAttention(), "decoder.layers.%d.self_attention" % i),
+            self_attention_norm=_norm(l.SelfAttentionNorm(), "decoder.layers.%d.self_attention_norm" % i),
+            cross_attention=_attention(l.CrossAttention(), "decoder.layers.%d.cross_attention" % i),
+            cross_attention_norm=_norm(l.CrossAttentionNorm(), "decoder.layers.%d.cross_attention_norm" % i),
+            feed_forward=_ffn(l.FeedForward(), "decoder.layers.%d.feed_forward" % i),
+            feed_forward_norm=_norm(l.FeedForwardNorm(), "decoder.layers.%d.feed_forward_norm" % i))
+            for i, l in ((i, d.Layers(i)) for i in range(d.LayersLength()))],
+        final_norm=_norm(d.FinalNorm(), "decoder.final_norm"),
+        output_projection=_linear(d.OutputProjection(), "decoder.output_projection"))
+    tok = m.Tokenizer()
+    tokenizer = None
+    if tok is not None:
+        tokenizer = ir.Tokenizer(
+            source_model=tok.SourceModelAsNumpy().tobytes(),
+            target_model=None if tok.TargetModelIsNone() else tok.TargetModelAsNumpy().tobytes())
+    md = m.Metadata()
+    metadata = ir.Metadata()
+    if md is not None:
+        metadata = ir.Metadata(
+            source_language=_string(md.SourceLanguage()), target_language=_string(md.TargetLanguage()),
+            converter_version=_string(md.ConverterVersion()), source_checkpoint=_string(md.SourceCheckpoint()),
+            dtype=_string(md.Dtype()), calibration_summary=_string(md.CalibrationSummary()))
+    return ir.Model(config=config, encoder=encoder, decoder=decoder, tokenizer=tokenizer,
+                    metadata=metadata, format_major=m.FormatMajor(), format_minor=m.FormatMinor())
+
+
+def read(path):
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as e:
+        raise ConversionError("%s: cannot read (%s)" % (path, e.strerror or e))
+    try:
+        return parse(data)
+    except ConversionError as e:
+        raise ConversionError("%s: %s" % (path, e))
+
+
+def tensor_data_offsets(buf):
+    """(name, byte offset from file start, nbytes, scales offset or None) of
+    every Tensor.data vector, for the alignment checks in the tests."""
+    f = fb()
+    m = f.Model.Model.GetRootAs(buf, 0)
+    found = []
+
+    def visit(name, t):
+        if t is None:
+            return
+        tab = t._tab
+        o = tab.Offset(8)          # Tensor.data is field 2 (vtable offset 8)
+        start = tab.Vector(o) if o else None
+        so = tab.Offset(10)        # Tensor.scales
+        found.append((name, start, tab.VectorLen(o) if o else 0, tab.Vector(so) if so else None))
+
+    def linear(name, l):
+        visit(name + ".weight", l.Weight())
+        visit(name + ".bias", l.Bias())
+
+    def norm(name, n):
+        if n is not None:
+            visit(name + ".gamma", n.Gamma())
+            visit(name + ".beta", n.Beta())
+
+    def attention(name, a):
+        for part in ("Query", "Key", "Value", "Output"):
+            linear(name + "." + part.lower(), getattr(a, part)())
+
+    def ffn(name, x):
+        linear(name + ".up", x.Up())
+        linear(name + ".down", x.Down())
+
+    e, d = m.Encoder(), m.Decoder()
+    visit("encoder.token_embedding", e.TokenEmbedding())
+    visit("encoder.positions", e.Positions())
+    for i in range(e.LayersLength()):
+        l, p = e.Layers(i), "encoder.layers.%d." % i
+        attention(p + "self_attention", l.SelfAttention())
+        norm(p + "self_attention_norm", l.SelfAttentionNorm())
+        ffn(p + "feed_forward", l.FeedForward())
+        norm(p + "feed_forward_norm", l.FeedForwardNorm())
+    norm("encoder.final_norm", e.FinalNorm())
+    visit("decoder.token_embedding", d.TokenEmbedding())
+    visit("decoder.positions", d.Positions())
+    for i in range(d.LayersLength()):
+        l, p = d.Layers(i), "decoder.layers.%d." % i
+        attention(p + "self_attention", l.SelfAttention())
+        norm(p + "self_attention_norm", l.SelfAttentionNorm())
+        attention(p + "cross_attention", l.CrossAttention())
+        norm(p + "cross_attention_norm", l.CrossAttentionNorm())
+        ffn(p + "feed_forward", l.FeedForward())
+        norm(p + "feed_forward_norm", l.FeedForwardNorm())
+    norm("decoder.final_norm", d.FinalNorm())
+    linear("decoder.output_projection", d.OutputProjection())
+    return found

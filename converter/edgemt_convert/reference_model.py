@@ -1,0 +1,283 @@
+"""PyTorch forward pass of a model_ir.Model: what a converted file computes.
+
+One implementation serves every variant (post/pre-LN, ReLU/GELU/SiLU,
+sinusoidal/learned positions, shared embeddings, tied output) and both
+number formats: a Linear whose weight is int8 runs the exact int8
+arithmetic of docs/int8.md (quant.Int8Linear), a float32 one runs in float.
+So the float model of a checkpoint, a float32 file and an int8 file all run
+this code, and an int8 file read back from disk is a conformance oracle for
+the runtime.
+
+Shapes: batches of sequences [B, T]; padding only at the end of a source
+(masked in attention). The decoder keeps a key/value cache, so greedy
+decoding feeds one position at a time; a teacher-forced pass feeds a whole
+prefix. Both give the same values per position as re-running the prefix
+(the runtime's rule) up to float summation order.
+"""
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from . import model_ir as ir
+from .linalg import Matmul
+from .positions import sinusoid_table
+from .quant import Int8Linear
+
+_NEG_INF = float("-inf")
+
+
+class FloatLinear:
+    def __init__(self, weight, bias):
+        self.mm = Matmul(torch.from_numpy(np.ascontiguousarray(weight, dtype=np.float32)))
+        self.b = None if bias is None else torch.from_numpy(np.asarray(bias, dtype=np.float32))
+        self.out_features = self.mm.out_features
+
+    def __call__(self, x):
+        y = self.mm(x)
+        return y if self.b is None else y + self.b
+
+
+def make_linear(weight, linear, fused_relu=False):
+    """The op for one Linear: int8 when its weight is int8, float otherwise."""
+    if weight.is_int8:
+        if linear.input_quant is None or linear.output_quant is None:
+            raise ValueError("int8 Linear without input_quant/output_quant")
+        return Int8Linear(weight, linear.bias, linear.input_quant, linear.output_quant, fused_relu)
+    return FloatLinear(weight.data, linear.bias)
+
+
+class _Norm:
+    def __init__(self, ln, eps):
+        self.gamma = torch.from_numpy(np.asarray(ln.gamma, np.float32))
+        self.beta = torch.from_numpy(np.asarray(ln.beta, np.float32))
+        self.eps = eps
+
+    def __call__(self, x):
+        return F.layer_norm(x, (x.shape[-1],), self.gamma, self.beta, self.eps)
+
+
+class DecoderState:
+    """Per-batch decoder state: self-attention K/V cache, cross-attention K/V,
+    source mask and the next position."""
+
+    def __init__(self, cross_kv, src_valid):
+        self.cross_kv = cross_kv                       # per layer (K, V) [B, H, S, dh]
+        self.self_kv = [None] * len(cross_kv)          # per layer (K, V) [B, H, t, dh]
+        self.src_valid = src_valid                     # [B, S] bool
+        self.position = 0
+
+    def select(self, rows):
+        """Keeps the batch rows `rows` (a LongTensor), e.g. drops finished ones."""
+        self.cross_kv = [(k[rows], v[rows]) for k, v in self.cross_kv]
+        self.self_kv = [None if kv is None else (kv[0][rows], kv[1][rows]) for kv in self.self_kv]
+        self.src_valid = self.src_valid[rows]
+
+
+class ReferenceModel:
+    """Runs a model_ir.Model. `recorder(name, x, y, valid)` (optional) sees
+    the input x [B, T, in] and output y [B, T, out] of every Linear and the
+    bool mask [B, T] of real (non-padding) positions. Calibration uses it."""
+
+    def __init__(self, model, recorder=None):
+        self.model = model
+        c = self.config = model.config
+        self.recorder = recorder
+        self.d = c.d_model
+        self.heads = c.num_heads
+        self.d_head = c.d_model // c.num_heads
+        eps = c.layer_norm_epsilon
+        relu = c.activation == ir.ACT_RELU
+        self.act = {ir.ACT_RELU: F.relu, ir.ACT_GELU: F.gelu, ir.ACT_SILU: F.silu}[c.activation]
+
+        self.ops = {}
+        for name, lin in model.named_linears():
+            weight = model.linear_weight(lin)
+            self.ops[name] = make_linear(weight, lin, fused_relu=relu and name.endswith("feed_forward.up"))
+        self.norms = {}
+        for prefix, layers, parts in (
+                ("encoder", model.encoder.layers, ("self_attention_norm", "feed_forward_norm")),
+                ("decoder", model.decoder.layers,
+                 ("self_attention_norm", "cross_attention_norm", "feed_forward_norm"))):
+            for i, layer in enumerate(layers):
+                for p in parts:
+                    self.norms["%s.layers.%d.%s" % (prefix, i, p)] = _Norm(getattr(layer, p), eps)
+        for prefix, part in (("encoder", model.encoder), ("decoder", model.decoder)):
+            if part.final_norm is not None:
+                self.norms[prefix + ".final_norm"] = _Norm(part.final_norm, eps)
+        self.pre_ln = c.norm == ir.NORM_PRE
+
+        # An embedding lookup returns q[token] * s[token] (float32) for int8.
+        self.src_embedding = torch.from_numpy(np.ascontiguousarray(model.source_embedding().dequantize()))
+        self.tgt_embedding = torch.from_numpy(np.ascontiguousarray(model.decoder.token_embedding.dequantize()))
+        self.embedding_scale = torch.tensor(c.embedding_scale, dtype=torch.float32)
+        if c.position_encoding == ir.POS_LEARNED:
+            self.src_positions = torch.from_numpy(np.asarray(model.encoder.positions, np.float32))
+            self.tgt_positions = torch.from_numpy(np.asarray(model.decoder.positions, np.float32))
+        else:
+            layout = ir.POS_NAMES[c.position_encoding]
+            table = torch.from_numpy(sinusoid_table(c.max_positions, c.d_model, layout))
+            self.src_positions = self.tgt_positions = table
+
+    # ------------------------------------------------------------------ pieces
+
+    def linear(self, name, x, valid):
+        y = self.ops[name](x)
+        if self.recorder is not None:
+            self.recorder(name, x, y, valid)
+        return y
+
+    def _heads(self, x):
+        b, t, _ = x.shape
+        return x.view(b, t, self.heads, self.d_head).transpose(1, 2)
+
+    def _attend(self, q, k, v, mask):
+        """q [B,H,T,dh], k/v [B,H,Tk,dh], mask broadcastable to [B,H,T,Tk] (True = keep)."""
+        q = q / math.sqrt(self.d_head)
+        scores = torch.matmul(q, k.transpose(-1, -2))
+        scores = scores.masked_fill(~mask, _NEG_INF)
+        ctx = torch.matmul(torch.softmax(scores, dim=-1), v)
+        b, h, t, dh = ctx.shape
+        return ctx.transpose(1, 2).reshape(b, t, h * dh)
+
+    def _feed_forward(self, prefix, x, valid):
+        h = self.act(self.linear(prefix + ".up", x, valid))
+        return self.linear(prefix + ".down", h, valid)
+
+    def _embed(self, table, positions, ids, start):
+        t = ids.shape[1]
+        if start + t > positions.shape[0]:
+            raise ValueError("sequence longer than max_positions %d" % positions.shape[0])
+        return table[ids] * self.embedding_scale + positions[start:start + t]
+
+    # ------------------------------------------------------------------ encoder
+
+    def encode(self, sources):
+        """sources: list of id lists. Returns memory [B, S, d] and the valid mask [B, S]."""
+        lengths = [len(s) for s in sources]
+        S = max(lengths)
+        ids = torch.full((len(sources), S), self.config.pad_id, dtype=torch.long)
+        for i, s in enumerate(sources):
+            ids[i, :len(s)] = torch.tensor(s, dtype=torch.long)
+        valid = torch.arange(S)[None, :] < torch.tensor(lengths)[:, None]
+        x = self._embed(self.src_embedding, self.src_positions, ids, 0)
+        key_mask = valid[:, None, None, :]
+        for i in range(self.config.encoder_layers):
+            p = "encoder.layers.%d." % i
+            x = self._block(x, self.norms[p + "self_attention_norm"],
+                            lambda h: self._self_attention(p + "self_attention", h, valid, key_mask))
+            x = self._block(x, self.norms[p + "feed_forward_norm"],
+                            lambda h: self._feed_forward(p + "feed_forward", h, valid))
+        if self.pre_ln:
+            x = self.norms["encoder.final_norm"](x)
+        return x, valid
+
+    def _block(self, x, norm, f):
+        """One residual sub-block in post-LN or pre-LN placement."""
+        if self.pre_ln:
+            return x + f(norm(x))
+        return norm(x + f(x))
+
+    def _self_attention(self, prefix, x, valid, mask):
+        q = self._heads(self.linear(prefix + ".query", x, valid))
+        k = self._heads(self.linear(prefix + ".key", x, valid))
+        v = self._heads(self.linear(prefix + ".value", x, valid))
+        return self.linear(prefix + ".output", self._attend(q, k, v, mask), valid)
+
+    # ------------------------------------------------------------------ decoder
+
+    def start_decoder(self, memory, src_valid):
+        cross = []
+        for i in range(self.config.decoder_layers):
+            p = "decoder.layers.%d.cross_attention." % i
+            cross.append((self._heads(self.linear(p + "key", memory, src_valid)),
+                          self._heads(self.linear(p + "value", memory, src_valid))))
+        return DecoderState(cross, src_valid)
+
+    def decode(self, state, ids, valid=None):
+        """Feeds ids [B, T] at positions state.position.. and returns the
+        decoder output [B, T, d] (after the final norm, before the projection)."""
+        b, t = ids.shape
+        if valid is None:
+            valid = torch.ones(b, t, dtype=torch.bool)
+        start = state.position
+        x = self._embed(self.tgt_embedding, self.tgt_positions, ids, start)
+        # position start+i sees cached positions and new ones up to itself
+        causal = torch.arange(start + t)[None, :] <= (start + torch.arange(t))[:, None]
+        causal = causal[None, None]
+        cross_mask = state.src_valid[:, None, None, :]
+        for i in range(self.config.decoder_layers):
+            p = "decoder.layers.%d." % i
+
+            def self_att(h, i=i, p=p):
+                q = self._heads(self.linear(p + "self_attention.query", h, valid))
+                k = self._heads(self.linear(p + "self_attention.key", h, valid))
+                v = self._heads(self.linear(p + "self_attention.value", h, valid))
+                if state.self_kv[i] is not None:
+                    k = torch.cat([state.self_kv[i][0], k], dim=2)
+                    v = torch.cat([state.self_kv[i][1], v], dim=2)
+                state.self_kv[i] = (k, v)
+                return self.linear(p + "self_attention.output", self._attend(q, k, v, causal), valid)
+
+            def cross_att(h, i=i, p=p):
+                q = self._heads(self.linear(p + "cross_attention.query", h, valid))
+                k, v = state.cross_kv[i]
+                return self.linear(p + "cross_attention.output", self._attend(q, k, v, cross_mask), valid)
+
+            x = self._block(x, self.norms[p + "self_attention_norm"], self_att)
+            x = self._block(x, self.norms[p + "cross_attention_norm"], cross_att)
+            x = self._block(x, self.norms[p + "feed_forward_norm"],
+                            lambda h, p=p: self._feed_forward(p + "feed_forward", h, valid))
+        if self.pre_ln:
+            x = self.norms["decoder.final_norm"](x)
+        state.position = start + t
+        return x
+
+    # ------------------------------------------------------------------ logits
+
+    def project(self, h, valid=None):
+        """Logits of decoder outputs h [..., d]. For an int8 projection these are
+        the dequantized int8 outputs (used for statistics, not for choosing)."""
+        if valid is None:
+            valid = torch.ones(h.shape[:-1], dtype=torch.bool)
+        return self.linear("decoder.output_projection", h, valid)
+
+    def choose(self, h, forbid_eos=None, want_rows=False):
+        """Greedy choice from decoder outputs h [B, d] of the last position.
+
+        Returns (ids LongTensor [B], logits rows [B, V] or None). Float: the
+        argmax of the logits. Int8 (docs/int8.md): candidates are the tokens
+        whose int8 output is >= max - 1, rescored in float with the
+        unquantized input. want_rows: also return the rows for dumps; for
+        int8 they hold the dequantized int8 outputs with the candidates'
+        rescored values written over them.
+        forbid_eos [B] bool: rows where eos may not be chosen (min_length)."""
+        op = self.ops["decoder.output_projection"]
+        eos = self.config.eos_id
+        if not isinstance(op, Int8Linear):
+            row = op(h)
+            pick = row.clone() if forbid_eos is not None else row
+            if forbid_eos is not None:
+                pick[forbid_eos, eos] = _NEG_INF
+            # torch.argmax returns the first maximum: ties go to the lowest id
+            return torch.argmax(pick, dim=-1), (row if want_rows else None)
+        levels = op.output_levels(h)
+        if forbid_eos is not None:
+            levels[forbid_eos, eos] = _NEG_INF
+        top = levels.max(dim=-1, keepdim=True).values
+        rows, cols = torch.nonzero(levels >= top - 1, as_tuple=True)     # row-major, cols ascending
+        value = op.rescore_pairs(h, rows, cols)
+        # best value per row, lowest id among equals: stable sorts keep the order
+        order = torch.sort(value, descending=True, stable=True).indices
+        order = order[torch.sort(rows[order], stable=True).indices]
+        first = torch.ones_like(order, dtype=torch.bool)
+        first[1:] = rows[order][1:] != rows[order][:-1]
+        ids = cols[order][first]
+        dump = None
+        if want_rows:
+            dump = (levels - op.zo) * op.so
+            if forbid_eos is not None:
+                dump[forbid_eos, eos] = ((op.output_levels(h[forbid_eos])[:, eos] - op.zo) * op.so)
+            dump[rows, cols] = value
+        return ids, dump

@@ -26,6 +26,13 @@ def tool(name):
     return os.path.join(bin_dir(), name)
 
 
+def emulated(name):
+    """The command that runs one of our programs: through the emulator
+    (qemu) when the build is for another CPU (EDGEMT_EMULATOR)."""
+    emulator = os.environ.get("EDGEMT_EMULATOR", "")
+    return emulator.split() + [tool(name)] if emulator else [tool(name)]
+
+
 def need_shared():
     if not os.path.isdir(MULTI30K):
         raise unittest.SkipTest("the shared multi30k model is not at %s" % MULTI30K)

@@ -16,6 +16,8 @@ from typing import Dict, List, Optional
 import numpy as np
 import torch
 
+from .decode import max_steps
+
 
 SAMPLE_ROWS = 1024           # rows (positions) kept per Linear
 
@@ -70,12 +72,20 @@ class Recorder:
         st.rows, st.index = x.clone(), index
 
 
-def teacher_forced_batches(sources, targets, bos, batch_size):
+def decoder_inputs(source, output, bos, max_positions):
+    """What the decoder was fed while greedy decoding produced `output`:
+    <s> + output, without the last token when decoding stopped at the step
+    limit instead of at </s> (that token was never fed back)."""
+    steps = len(output) + 1 if len(output) < max_steps(len(source), max_positions) else len(output)
+    return ([bos] + output)[:steps]
+
+
+def teacher_forced_batches(sources, targets, bos, batch_size, max_positions):
     """Batches of (sources, decoder inputs [B, T], valid [B, T])."""
     order = sorted(range(len(sources)), key=lambda i: (len(sources[i]), len(targets[i])))
     for k in range(0, len(order), batch_size):
         idx = order[k:k + batch_size]
-        tin = [[bos] + targets[i] for i in idx]
+        tin = [decoder_inputs(sources[i], targets[i], bos, max_positions) for i in idx]
         T = max(len(t) for t in tin)
         ids = torch.zeros(len(idx), T, dtype=torch.long)
         valid = torch.zeros(len(idx), T, dtype=torch.bool)
@@ -90,7 +100,8 @@ def record(ref_factory, sources, targets, bos, batch_size=32, progress=None):
     """Runs the teacher-forced pass; returns {linear name: LinearStats}."""
     rec = Recorder()
     ref = ref_factory(rec)
-    for srcs, ids, valid in teacher_forced_batches(sources, targets, bos, batch_size):
+    batches = teacher_forced_batches(sources, targets, bos, batch_size, ref.config.max_positions)
+    for srcs, ids, valid in batches:
         memory, src_valid = ref.encode(srcs)
         state = ref.start_decoder(memory, src_valid)
         h = ref.decode(state, ids, valid)
@@ -149,6 +160,10 @@ def _clip_points(centres, hist, extreme, upper):
         for q in _QUANTILES:
             k = int(torch.searchsorted(cdf, torch.tensor([q], dtype=torch.float64)).clamp(max=len(pos) - 1))
             pts.append(float(pos[k]))
+        # between the bulk and a far extreme, a geometric grid
+        start = pts[len(_FRACTIONS) + _QUANTILES.index(0.999)]
+        if 0 < start < extreme:
+            pts += list(np.geomspace(start, extreme, 24))
     pts = sorted({min(p, extreme) for p in pts if p > 0})
     return pts or [extreme]
 

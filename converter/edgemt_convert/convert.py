@@ -90,8 +90,9 @@ def load_float_model(checkpoint_dir, source_language=None, target_language=None,
     return model, cfg, notes
 
 
-def convert(opts, out=sys.stdout):
+def convert(opts, out=None):
     """Runs the conversion and writes opts.out; returns a Result."""
+    out = out or sys.stdout
     from .writer import serialize
     if opts.dtype not in ("int8", "float32"):
         raise ConversionError("unknown --dtype %r (expected int8 or float32)" % opts.dtype)
@@ -111,9 +112,16 @@ def convert(opts, out=sys.stdout):
     data = serialize(model)
     text = summarize(model, len(data), checkpoint_size, notes, calib, opts)
     if calib is not None:
-        # the file carries its own calibration report
-        model.metadata.calibration_summary = text
-        data = serialize(model)
+        # An int8 file carries its own calibration report, which states the
+        # file's size: settle the size with the report inside (the number
+        # of digits rarely changes, so this loops once or twice).
+        for _ in range(5):
+            model.metadata.calibration_summary = text
+            data = serialize(model)
+            again = summarize(model, len(data), checkpoint_size, notes, calib, opts)
+            if again == text:
+                break
+            text = again
     write_atomic(opts.out, data)
     steps.timed("write", t0)
     timing = ", ".join("%s %.1fs" % t for t in steps.timings)

@@ -30,7 +30,7 @@ import torch
 from . import model_ir as ir
 from .calibrate import RangeChoice, search_range, search_range_residual
 from .quant import (Int8Linear, quantize_tensor, qparams_for_range, qparams_for_relu,
-                    respect_requant_limit)
+                    respect_bias_limit, respect_requant_limit)
 from .reference_model import FloatLinear
 
 # Logits range: from the lowest per-position maximum minus this fraction of
@@ -121,8 +121,11 @@ def quantize_model(model, stats, keep_float=(), progress=None):
         lo = min(stats[n].in_min for n in names)
         hi = max(stats[n].in_max for n in names)
         choice = search_range(st.rows, lo, hi, weights=w)
+        qp = qparams_for_range(choice.lo, choice.hi)
         for n in names:
-            input_choice[n] = choice
+            qp = respect_bias_limit(qp, linears[n].bias, q.linear_weight(linears[n]).scales)
+        for n in names:
+            input_choice[n] = (choice, qp)
         if progress:
             progress(1)
 
@@ -140,18 +143,20 @@ def quantize_model(model, stats, keep_float=(), progress=None):
             lin.input_quant = linears[up_name].output_quant
             in_choice = next(r.output_range for r in reports if r.name == up_name)
         else:
-            in_choice = input_choice[name]
-            lin.input_quant = qparams_for_range(in_choice.lo, in_choice.hi)
+            in_choice, lin.input_quant = input_choice[name]
         si = lin.input_quant.scale
 
         if name == "decoder.output_projection":
             out_choice = _logits_range(st)
             oq = qparams_for_range(out_choice.lo, out_choice.hi)
         elif relu and name.endswith("feed_forward.up"):
-            down = float_linears[name.replace(".up", ".down")]
-            w = torch.from_numpy(down.weight.data).pow(2).sum(dim=0)
+            down_name = name.replace(".up", ".down")
+            # errors here are errors of the down Linear's input: weigh channels by its columns
+            w = torch.from_numpy(float_linears[down_name].weight.data).pow(2).sum(dim=0)
             out_choice = search_range(torch.relu(y), 0.0, st.out_max, weights=w, relu=True)
             oq = qparams_for_relu(out_choice.hi)
+            if down_name not in keep_float:
+                oq = respect_bias_limit(oq, linears[down_name].bias, linears[down_name].weight.scales)
         elif residual_of(model, name) is not None:
             res_name, ln = residual_of(model, name)
             res = stats[res_name]

@@ -4,7 +4,7 @@ simulation of an int8 Linear (torch).
 Float32 evaluation order, chosen to match what XNNPACK does (see the
 "Exact float32 evaluation" section of docs/int8.md):
   input:   xq = clamp(round_half_even(x * f32(1 / si)) + zi, -128, 127)
-  bias:    bq = round_half_even(b / f32(si * s[r]))           (float32 division)
+  bias:    bq = round_half_even(b / (si * s[r]))              (float64, from the float32 values)
   requant: m[r] = f32(f32(si * s[r]) / so);  yq = clamp(round_half_even(f32(acc) * m[r]) + zo, lo, hi)
   output:  y = so * (yq - zo)
 acc is an exact integer (see linalg.ExactIntMatmul).
@@ -51,6 +51,26 @@ def qparams_for_relu(hi):
     return ir.QuantParams(scale=float(max(F32(max(float(hi), 0.0) / 255.0), MIN_SCALE)), zero_point=-128)
 
 
+def quantize_bias(bias, si, scales):
+    """bq[r] = round_half_even(b[r] / (si * s[r])), in float64 (docs/int8.md)."""
+    return np.round(np.asarray(bias, np.float64) / (np.float64(F32(si)) * np.asarray(scales, F32).astype(np.float64)))
+
+
+# The runtime refuses a bias whose int32 value would not fit.
+BIAS_LIMIT = 2.0 ** 31 - 128
+
+
+def respect_bias_limit(qp, bias, scales):
+    """An input_quant whose scale keeps every |bq| below BIAS_LIMIT (only a
+    degenerate, near-constant input gets so small a scale)."""
+    if bias is None or qp is None:
+        return qp
+    need = float(np.max(np.abs(np.asarray(bias, np.float64)) / (np.asarray(scales, np.float64) * BIAS_LIMIT)))
+    if qp.scale > need:
+        return qp
+    return ir.QuantParams(scale=float(F32(need * 1.01)), zero_point=qp.zero_point)
+
+
 def requant_multipliers(si, scales, so):
     """m[r] = f32(f32(si * s[r]) / so), as the runtime / XNNPACK computes it."""
     return ((F32(si) * np.asarray(scales, F32)).astype(F32) / F32(so)).astype(F32)
@@ -91,9 +111,8 @@ class Int8Linear:
         self.iq, self.oq = input_quant, output_quant
         si, so = F32(input_quant.scale), F32(output_quant.scale)
         s = np.asarray(weight.scales, F32)
-        t = (si * s).astype(F32)
         b = np.zeros(self.out_features, F32) if bias is None else np.asarray(bias, F32)
-        bq = np.round(b / t).astype(np.float64)
+        bq = quantize_bias(b, si, s)
         self.gemm = ExactIntMatmul(torch.from_numpy(weight.data.astype(np.float32)), torch.from_numpy(bq))
         self.mult = torch.from_numpy(requant_multipliers(si, s, so))
         self.zo = output_quant.zero_point

@@ -1,0 +1,117 @@
+"""edgemt-reference: greedy decoding with the PyTorch reference model.
+
+--checkpoint DIR runs the float model of a checkpoint; --model FILE runs a
+.edgemt file as the runtime does: float32 files in float, int8 files with the
+exact int8 arithmetic of docs/int8.md (quantization parameters read from the
+file). A float32 file gives the same results as its checkpoint.
+
+Input: --input-ids FILE, one encoder input per line as space-separated ids,
+used as given (like the shared reference/dev.src.ids: the final </s>
+included; an empty line is just </s>; longer than max_positions is cut), or
+--input FILE, text lines tokenized with the model's SentencePiece model
+(spm ids cut to max_positions - 1, then </s>).
+Output (stdout): one line per input line, the produced ids without <s> and
+</s> (--text: detokenized text instead).
+--dump-npz F --dump-count K: for the first K inputs, s{i}_src_ids [S],
+s{i}_encoder_out [S, d], s{i}_logits [steps, V] (the last position's logits
+at each step, the step that produced </s> included; int8: the dequantized
+int8 outputs with the rescored candidates written over them) and
+s{i}_out_ids [steps], like ../shared/models/multi30k-ende/reference/golden.npz.
+"""
+import argparse
+import sys
+
+import numpy as np
+
+from .errors import ConversionError
+
+PROG = "edgemt-reference"
+
+
+def parser():
+    p = argparse.ArgumentParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--checkpoint", metavar="DIR", help="checkpoint directory (float model)")
+    src.add_argument("--model", metavar="FILE", help=".edgemt file (float32 or int8)")
+    inp = p.add_mutually_exclusive_group(required=True)
+    inp.add_argument("--input-ids", metavar="FILE", help="encoder inputs, space-separated ids per line")
+    inp.add_argument("--input", metavar="FILE", help="source text, one sentence per line")
+    p.add_argument("--text", action="store_true", help="print detokenized text instead of ids")
+    p.add_argument("--max-length", type=int, metavar="N", help="exactly N decoding steps at most (default: min(2S+10, max_positions))")
+    p.add_argument("--min-length", type=int, default=0, metavar="N", help="no </s> before N tokens")
+    p.add_argument("--dump-npz", metavar="FILE", help="write encoder outputs and step logits of the first inputs")
+    p.add_argument("--dump-count", type=int, default=3, metavar="K")
+    p.add_argument("--batch-size", type=int, default=32)
+    p.add_argument("--threads", type=int, default=1)
+    return p
+
+
+def _load(args):
+    from .convert import load_float_model
+    from .reader import read
+    if args.checkpoint:
+        model, _, _ = load_float_model(args.checkpoint)
+    else:
+        model = read(args.model)
+    return model
+
+
+def _read_inputs(args, model, sp):
+    from .calibration_data import parse_id_line
+    from .decode import source_ids
+    c = model.config
+    path = args.input_ids or args.input
+    try:
+        with open(path, encoding="utf-8") as f:
+            lines = f.read().split("\n")
+    except OSError as e:
+        raise ConversionError("%s: cannot read (%s)" % (path, e.strerror or e))
+    if lines and lines[-1] == "":
+        lines.pop()
+    if args.input:
+        return [source_ids(sp, l, c.max_positions, c.eos_id) for l in lines]
+    out = []
+    for n, line in enumerate(lines, 1):
+        ids = parse_id_line(line, c.source_vocab_size, "%s:%d" % (path, n))[: c.max_positions]
+        out.append(ids or [c.eos_id])
+    return out
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    for name in ("max_length", "min_length", "batch_size", "threads", "dump_count"):
+        v = getattr(args, name)
+        if v is not None and v < (1 if name in ("max_length", "batch_size", "threads") else 0):
+            parser().error("--%s is out of range" % name.replace("_", "-"))
+    try:
+        import torch
+        torch.set_num_threads(args.threads)
+        from .decode import greedy
+        from .reference_model import ReferenceModel
+        from .tokenizer import load_processor
+        model = _load(args)
+        sp = None
+        if args.input or args.text:
+            if model.tokenizer is None:
+                raise ConversionError("the model has no tokenizer: use --input-ids and ids output")
+            sp = load_processor(model.tokenizer.source_model)
+        sources = _read_inputs(args, model, sp)
+        record = args.dump_count if args.dump_npz else 0
+        outputs, records = greedy(ReferenceModel(model), sources, max_length=args.max_length,
+                                  min_length=args.min_length, batch_size=args.batch_size, record=record)
+        for ids in outputs:
+            sys.stdout.write((sp.decode(ids) if args.text else " ".join(map(str, ids))) + "\n")
+        if args.dump_npz:
+            arrays = {}
+            for i, rec in enumerate(records):
+                arrays["s%d_src_ids" % i] = np.array(sources[i], dtype=np.int32)
+                arrays["s%d_encoder_out" % i] = rec["encoder_out"].astype(np.float32)
+                arrays["s%d_logits" % i] = rec["logits"]
+                arrays["s%d_out_ids" % i] = rec["out_ids"]
+            np.savez(args.dump_npz, **arrays)
+    except ConversionError as e:
+        print("%s: error: %s" % (PROG, e), file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return 0

@@ -1,0 +1,163 @@
+"""Every variant of the seed layout converts to float32 and int8, reads back
+with the schema's meaning, and a float32 file computes exactly what its
+checkpoint computes."""
+import os
+import unittest
+
+import numpy as np
+import torch
+
+from helpers import TempDir, convert, make_config, random_state_dict, write_checkpoint
+
+from edgemt_convert import model_ir as ir
+from edgemt_convert.convert import load_float_model
+from edgemt_convert.decode import greedy
+from edgemt_convert.quant import REQUANT_LIMIT, requant_multipliers
+from edgemt_convert.reader import read
+from edgemt_convert.reference_model import ReferenceModel
+
+# Every value of every variant key, most pairs of values.
+VARIANTS = [
+    dict(norm="post", activation="relu", position_layout="interleaved", tie_output=False),
+    dict(norm="pre", activation="gelu", position_layout="halves", tie_output=True),
+    dict(norm="post", activation="silu", position_layout="halves", tie_output=False),
+    dict(norm="pre", activation="relu", position_layout="interleaved", tie_output=True),
+    dict(norm="post", activation="gelu", position_layout="interleaved", tie_output=True),
+    dict(norm="pre", activation="silu", position_layout="halves", tie_output=False),
+]
+
+SOURCES = [[5, 17, 33, 9, 3], [44, 3], [7, 8, 9, 10, 11, 12, 13, 14, 3]]
+
+
+def run(model, sources=SOURCES, max_length=None):
+    outs, recs = greedy(ReferenceModel(model), sources, max_length=max_length, record=len(sources))
+    return outs, recs
+
+
+class Variants(unittest.TestCase):
+    def convert_variant(self, variant, index):
+        tmp = TempDir(self)
+        ckpt = tmp("ckpt")
+        write_checkpoint(ckpt, seed=index, **variant)
+        f32, i8 = tmp("m.f32.edgemt"), tmp("m.int8.edgemt")
+        convert(ckpt, f32, "--dtype", "float32")
+        convert(ckpt, i8, "--calibration-size", "12")
+        return ckpt, read(f32), read(i8)
+
+    def check_config(self, m, variant):
+        c = m.config
+        self.assertEqual(ir.NORM_NAMES[c.norm], variant["norm"])
+        self.assertEqual(ir.ACT_NAMES[c.activation], variant["activation"])
+        self.assertEqual(ir.POS_NAMES[c.position_encoding], variant["position_layout"])
+        self.assertEqual(c.tied_output, variant["tie_output"])
+        self.assertAlmostEqual(c.embedding_scale, 8.0)            # sqrt(64)
+        self.assertEqual((c.d_model, c.num_heads, c.d_ff, c.encoder_layers, c.decoder_layers), (64, 4, 128, 2, 2))
+        self.assertEqual((c.source_vocab_size, c.target_vocab_size, c.max_positions), (120, 130, 48))
+        self.assertEqual(c.decoder_start_id, c.bos_id)
+        pre = variant["norm"] == "pre"
+        self.assertEqual(m.encoder.final_norm is not None, pre)
+        self.assertEqual(m.decoder.final_norm is not None, pre)
+        self.assertIsNone(m.encoder.positions)
+        proj = m.decoder.output_projection
+        self.assertEqual(proj.weight is None, variant["tie_output"])
+        self.assertEqual(proj.bias.shape, (130,))
+
+    def check_int8(self, m, variant):
+        relu = variant["activation"] == "relu"
+        self.assertEqual(m.metadata.dtype, "int8")
+        self.assertIn("per-layer int8 error", m.metadata.calibration_summary)
+        self.assertTrue(m.encoder.token_embedding.is_int8 and m.decoder.token_embedding.is_int8)
+        for name, lin in m.named_linears():
+            w = m.linear_weight(lin)
+            self.assertTrue(w.is_int8, name)
+            self.assertIsNotNone(lin.input_quant, name)
+            self.assertIsNotNone(lin.output_quant, name)
+            self.assertTrue(np.all(np.abs(w.data.astype(int)) <= 127), name)
+            mult = requant_multipliers(lin.input_quant.scale, w.scales, lin.output_quant.scale)
+            self.assertTrue(np.all(mult < REQUANT_LIMIT), name)
+            if relu and name.endswith("feed_forward.up"):
+                self.assertEqual(lin.output_quant.zero_point, -128, name)
+                down = dict(m.named_linears())[name.replace(".up", ".down")]
+                self.assertEqual(down.input_quant, lin.output_quant, "fused ReLU output feeds down as is")
+        layer = m.encoder.layers[0].self_attention
+        self.assertEqual(layer.query.input_quant, layer.key.input_quant)
+        self.assertEqual(layer.query.input_quant, layer.value.input_quant)
+
+    def test_variants(self):
+        for index, variant in enumerate(VARIANTS):
+            with self.subTest(**variant):
+                ckpt, f32, i8 = self.convert_variant(variant, index)
+                self.check_config(f32, variant)
+                self.check_config(i8, variant)
+                self.check_int8(i8, variant)
+                checkpoint_model, _, _ = load_float_model(ckpt)
+                a_out, a_rec = run(checkpoint_model)
+                b_out, b_rec = run(f32)
+                self.assertEqual(a_out, b_out)
+                for ra, rb in zip(a_rec, b_rec):
+                    np.testing.assert_array_equal(ra["encoder_out"], rb["encoder_out"])
+                    np.testing.assert_array_equal(ra["logits"], rb["logits"])
+                outs, recs = run(i8, max_length=6)
+                self.assertTrue(all(len(o) <= 6 and all(0 <= t < 130 for t in o) for o in outs))
+
+    def test_seed_layout_defaults_without_variant_keys(self):
+        """Checkpoints older than the variant keys: post, relu, interleaved, untied, 1e-5."""
+        tmp = TempDir(self)
+        write_checkpoint(tmp("ckpt"), drop_config_keys=("norm", "activation", "position_layout",
+                                                        "tie_output", "layer_norm_eps"))
+        convert(tmp("ckpt"), tmp("m.edgemt"), "--dtype", "float32")
+        m = read(tmp("m.edgemt"))
+        self.check_config(m, dict(norm="post", activation="relu", position_layout="interleaved", tie_output=False))
+        self.assertAlmostEqual(m.config.layer_norm_epsilon, 1e-5, places=9)
+
+    def test_layer_norm_epsilon(self):
+        tmp = TempDir(self)
+        write_checkpoint(tmp("ckpt"), layer_norm_eps=1e-6)
+        convert(tmp("ckpt"), tmp("m.edgemt"), "--dtype", "float32")
+        self.assertAlmostEqual(read(tmp("m.edgemt")).config.layer_norm_epsilon, 1e-6, places=12)
+
+    def test_shared_embeddings_stored_once(self):
+        tmp = TempDir(self)
+        cfg = make_config(tgt_vocab_size=120)
+        sd = random_state_dict(cfg)
+        sd["encoder.token_embedding.weight"] = sd["decoder.token_embedding.weight"].copy()
+        write_checkpoint(tmp("ckpt"), cfg=cfg, sd=sd)
+        for dtype in ("float32", "int8"):
+            out = convert(tmp("ckpt"), tmp(dtype + ".edgemt"), "--dtype", dtype, "--calibration-size", "8")
+            self.assertIn("identical; stored once", out)
+            m = read(tmp(dtype + ".edgemt"))
+            self.assertTrue(m.config.shared_embeddings)
+            self.assertIsNone(m.encoder.token_embedding)
+        ckpt_model, _, _ = load_float_model(tmp("ckpt"))
+        self.assertEqual(run(ckpt_model)[0], run(read(tmp("float32.edgemt")))[0])
+
+    def test_learned_positions_when_the_buffer_is_not_the_sinusoid(self):
+        tmp = TempDir(self)
+        cfg = make_config()
+        sd = random_state_dict(cfg)
+        rng = np.random.default_rng(3)
+        sd["decoder.positional_encoding"] = sd["decoder.positional_encoding"] + \
+            rng.normal(0, 0.05, sd["decoder.positional_encoding"].shape).astype(np.float32)
+        write_checkpoint(tmp("ckpt"), cfg=cfg, sd=sd)
+        out = convert(tmp("ckpt"), tmp("m.edgemt"), "--dtype", "float32")
+        self.assertIn("stored as Learned tables", out)
+        m = read(tmp("m.edgemt"))
+        self.assertEqual(m.config.position_encoding, ir.POS_LEARNED)
+        np.testing.assert_array_equal(m.decoder.positions, sd["decoder.positional_encoding"][0])
+        np.testing.assert_array_equal(m.encoder.positions, sd["encoder.positional_encoding"][0])
+        ckpt_model, _, _ = load_float_model(tmp("ckpt"))
+        self.assertEqual(run(ckpt_model)[0], run(m)[0])
+
+    def test_declared_layout_is_checked(self):
+        """A halves table under an interleaved config is not that sinusoid: Learned."""
+        tmp = TempDir(self)
+        cfg = make_config(position_layout="halves")
+        sd = random_state_dict(cfg)
+        cfg["position_layout"] = "interleaved"
+        write_checkpoint(tmp("ckpt"), cfg=cfg, sd=sd)
+        convert(tmp("ckpt"), tmp("m.edgemt"), "--dtype", "float32")
+        self.assertEqual(read(tmp("m.edgemt")).config.position_encoding, ir.POS_LEARNED)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,123 @@
+"""The file layout: identifier, version, 64-byte aligned tensor data, 4-byte
+aligned scales, and a lossless round trip through writer and reader."""
+import dataclasses
+import os
+import unittest
+
+import numpy as np
+
+from helpers import TempDir, convert, train_spm, write_checkpoint
+
+from edgemt_convert import model_ir as ir
+from edgemt_convert.reader import parse, read, tensor_data_offsets
+from edgemt_convert.writer import serialize
+
+
+def assert_same(test, a, b, path="model"):
+    """Recursive equality of two model_ir values."""
+    if isinstance(a, np.ndarray):
+        test.assertEqual(a.dtype, b.dtype, path)
+        np.testing.assert_array_equal(a, b, err_msg=path)
+    elif dataclasses.is_dataclass(a):
+        test.assertIs(type(a), type(b), path)
+        for f in dataclasses.fields(a):
+            assert_same(test, getattr(a, f.name), getattr(b, f.name), path + "." + f.name)
+    elif isinstance(a, list):
+        test.assertEqual(len(a), len(b), path)
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same(test, x, y, "%s[%d]" % (path, i))
+    elif isinstance(a, float):
+        test.assertEqual(np.float32(a), np.float32(b), path)
+    else:
+        test.assertEqual(a, b, path)
+
+
+class FileLayout(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls._tmp = __import__("tempfile").TemporaryDirectory(prefix="edgemt-test-")
+        tmp = cls._tmp.name
+        ckpt = os.path.join(tmp, "ckpt")
+        cfg, _ = write_checkpoint(ckpt, src_vocab_size=200, tgt_vocab_size=200)
+        train_spm(ckpt, 200)
+        cfg["tokenizer"] = "spm.model"
+        write_checkpoint(ckpt, cfg=cfg)
+        cls.files = {}
+        for dtype in ("float32", "int8"):
+            path = os.path.join(tmp, dtype + ".edgemt")
+            convert(ckpt, path, "--dtype", dtype, "--calibration-size", "8",
+                    "--source-language", "en", "--target-language", "de")
+            with open(path, "rb") as f:
+                cls.files[dtype] = f.read()
+        with open(os.path.join(ckpt, "spm.model"), "rb") as f:
+            cls.spm = f.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._tmp.cleanup()
+
+    def test_identifier_and_version(self):
+        for dtype, data in self.files.items():
+            self.assertEqual(data[4:8], b"EDMT", dtype)
+            m = parse(data)
+            self.assertEqual((m.format_major, m.format_minor), (1, 0))
+
+    def test_tensor_data_is_64_byte_aligned(self):
+        for dtype, data in self.files.items():
+            found = tensor_data_offsets(data)
+            self.assertGreater(len(found), 50)
+            for name, start, n, scales in found:
+                self.assertEqual(start % 64, 0, "%s %s data at %d" % (dtype, name, start))
+                self.assertLessEqual(start + n, len(data))
+                if scales is not None:
+                    self.assertEqual(scales % 4, 0, "%s %s scales at %d" % (dtype, name, scales))
+            self.assertEqual(len(data) % 64, 0)
+            kinds = {(s is not None) for _, _, _, s in found}
+            self.assertEqual(kinds, {True, False} if dtype == "int8" else {False})
+
+    def test_metadata_and_tokenizer(self):
+        for dtype, data in self.files.items():
+            m = parse(data)
+            self.assertEqual(m.metadata.dtype, dtype)
+            self.assertEqual((m.metadata.source_language, m.metadata.target_language), ("en", "de"))
+            self.assertEqual(m.metadata.source_checkpoint, "ckpt")
+            self.assertTrue(m.metadata.converter_version.startswith("edgemt-convert "))
+            self.assertEqual(m.tokenizer.source_model, self.spm)
+            self.assertIsNone(m.tokenizer.target_model)
+        self.assertEqual(parse(self.files["float32"]).metadata.calibration_summary, "")
+        summary = parse(self.files["int8"]).metadata.calibration_summary
+        self.assertIn("calibration: 8 random token-id sequences", summary)
+        self.assertIn("no --calibration text given", summary)
+
+    def test_round_trip(self):
+        for dtype, data in self.files.items():
+            m = parse(data)
+            again = serialize(m)
+            self.assertEqual(again, data, dtype)
+            assert_same(self, m, parse(again))
+
+    def test_round_trip_of_every_optional_part(self):
+        m = parse(self.files["int8"])
+        m.config.shared_embeddings = True
+        m.encoder.token_embedding = None
+        m.config.position_encoding = ir.POS_LEARNED
+        m.encoder.positions = np.arange(48 * 64, dtype=np.float32).reshape(48, 64)
+        m.decoder.positions = -m.encoder.positions
+        m.tokenizer.target_model = b"\x01\x02\x03"
+        m.decoder.output_projection.bias = None
+        back = parse(serialize(m))
+        assert_same(self, m, back)
+
+    def test_rejects_other_files(self):
+        from edgemt_convert.errors import ConversionError
+        with self.assertRaisesRegex(ConversionError, "no EDMT file identifier"):
+            parse(b"\0" * 64)
+        data = bytearray(self.files["float32"])
+        m = parse(bytes(data))
+        m.format_major = 2
+        with self.assertRaisesRegex(ConversionError, "format 2.0 is not supported"):
+            parse(serialize(m))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -27,10 +27,10 @@ void QuantizeInt8(const float* x, size_t n, float scale, int8_t zero_point, int8
 }
 
 bool QuantizeBias(float bias, float input_scale, float weight_scale, int32_t* out) {
-  // float32 arithmetic, as the converter's simulation computes it.
-  const float accumulator_scale = input_scale * weight_scale;
-  const float q = std::nearbyint(bias / accumulator_scale);
-  if (!(std::fabs(q) < 2147483520.0f)) return false;  // the largest float below 2^31
+  // float64 from the float32 values, as docs/int8.md and the converter's simulation.
+  const double q = std::nearbyint(static_cast<double>(bias) /
+                                  (static_cast<double>(input_scale) * static_cast<double>(weight_scale)));
+  if (!(std::fabs(q) <= 2147483647.0)) return false;
   *out = static_cast<int32_t>(q);
   return true;
 }

@@ -104,17 +104,47 @@ def show(cmd, stdin=None, stdout=None, env_note=None):
     return text
 
 
-def run_child(cmd, stdin=None, stdout_path=None, env=None, env_note=None, record=True, check=True, cwd=None):
-    """Runs one measured child: returns stdout, stderr, wall seconds, peak RSS (KiB)."""
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+QUIET = dict(max_wait_s=0.0, waited_s=0.0, budget_s=0.0)  # waiting for an idle machine (set in main)
+
+
+def busy_cpu_seconds():
+    """CPU seconds spent by everything on the machine so far (all cores), from /proc/stat."""
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+    return (sum(fields[:8]) - idle) / CLK_TCK
+
+
+def wait_idle():
+    """Before a timed child: waits (within the budget) until the other processes use < 0.15 cores."""
+    start = time.time()
+    while True:
+        a, t = busy_cpu_seconds(), time.time()
+        time.sleep(0.5)
+        load = (busy_cpu_seconds() - a) / (time.time() - t)
+        waited = time.time() - start
+        if load < 0.15 or waited >= QUIET["max_wait_s"] or QUIET["waited_s"] + waited >= QUIET["budget_s"]:
+            QUIET["waited_s"] += waited
+            return load
+
+
+def run_child(cmd, stdin=None, stdout_path=None, env=None, env_note=None, record=True, check=True, cwd=None,
+              timed=False):
+    """Runs one child: returns stdout, stderr, wall seconds, peak RSS (KiB) and the CPU load (in cores) that
+    other processes put on the machine while it ran. `timed`: first wait for an idle machine (wait_idle)."""
     if record:
         COMMANDS.append(show(cmd, stdin, stdout_path, env_note))
+    idle_before = wait_idle() if timed and QUIET["max_wait_s"] > 0 else None
     with tempfile.TemporaryFile() as out_tmp, tempfile.TemporaryFile() as err_tmp:
         stdin_file = open(stdin, "rb") if stdin else subprocess.DEVNULL
         out_file = open(stdout_path, "wb") if stdout_path else out_tmp
+        busy0 = busy_cpu_seconds()
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, stdin=stdin_file, stdout=out_file, stderr=err_tmp, env=env, cwd=cwd)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
+        busy = busy_cpu_seconds() - busy0
         proc.returncode = os.waitstatus_to_exitcode(status)
         if stdin:
             stdin_file.close()
@@ -126,8 +156,10 @@ def run_child(cmd, stdin=None, stdout_path=None, env=None, env_note=None, record
             out = out_tmp.read()
         err_tmp.seek(0)
         err = err_tmp.read()
+    other = max(0.0, busy - usage.ru_utime - usage.ru_stime) / wall if wall > 0 else 0.0
     result = dict(rc=proc.returncode, out=out.decode("utf-8", "replace"), err=err.decode("utf-8", "replace"),
-                  wall_s=wall, maxrss_kb=usage.ru_maxrss)
+                  wall_s=wall, maxrss_kb=usage.ru_maxrss, other_load=round(other, 3),
+                  other_load_before=None if idle_before is None else round(idle_before, 3))
     if check and proc.returncode != 0:
         raise SystemExit("command failed (%d): %s\n%s" % (proc.returncode, show(cmd, stdin, stdout_path),
                                                           result["err"][-3000:]))
@@ -240,15 +272,16 @@ def converter_cli():
 
 def convert(checkpoint, out, dtype, stamp, extra=()):
     """Converts unless `out` exists with the same stamp."""
+    stamp = stamp + " " + " ".join(dtype_and_extra for dtype_and_extra in [dtype] + list(extra))
     stamp_file = out + ".stamp"
     if os.path.exists(out) and os.path.exists(stamp_file):
         with open(stamp_file) as f:
             if f.read().strip() == stamp:
                 log("cached: %s" % rel(out))
-                COMMANDS.append("(cached) " + show([converter_cli(), checkpoint, "--out", out, "--dtype", dtype]
-                                                   + list(extra)))
+                COMMANDS.append("(cached) " + show([converter_cli(), checkpoint, "--out", out, "--dtype", dtype,
+                                                    "--quiet"] + list(extra)))
                 return dict(cached=True)
-    cmd = [converter_cli(), checkpoint, "--out", out, "--dtype", dtype] + list(extra)
+    cmd = [converter_cli(), checkpoint, "--out", out, "--dtype", dtype, "--quiet"] + list(extra)
     log(show(cmd))
     r = run_child(cmd)
     with open(stamp_file, "w") as f:
@@ -270,7 +303,8 @@ def prepare_models(cache_dir, names, quick, generated=None):
             m["int8_source"] = "committed"
         else:
             out = os.path.join(d, "multi30k-ende.int8.edgemt")
-            m["conversions"]["int8"] = convert(MULTI30K, out, "int8", stamp)
+            m["conversions"]["int8"] = convert(MULTI30K, out, "int8", stamp,
+                                               ["--calibration", os.path.join(SHARED, "data", "multi30k", "train.en")])
             m["files"]["int8"] = out
             m["int8_source"] = "converted"
         out = os.path.join(d, "multi30k-ende.float32.edgemt")
@@ -364,8 +398,9 @@ def bench(bins, model_file, source, threads, batch, repeat, limit, fixed, profil
         cmd += ["--limit", str(limit)]
     if output:
         cmd += ["--output", output]
-    r = run_child(cmd)
+    r = run_child(cmd, timed=True)
     j = json.loads(r["out"])
+    j["other_load"] = r["other_load"]
     j["child_peak_rss_kb"] = r["maxrss_kb"]
     j["wall_s"] = round(r["wall_s"], 2)
     j["command"] = COMMANDS[-1]
@@ -448,7 +483,7 @@ def torch_reference_trained(env, env_note, dtype, threads, limit, work):
         cmd.append("--int8")
     if limit:
         cmd += ["--limit", str(limit)]
-    r = run_child(cmd, env=env, env_note=env_note)
+    r = run_child(cmd, env=env, env_note=env_note, timed=True)
     m = re.search(r"decoded (\d+) sentences in ([0-9.]+) s: ([0-9.]+) sent/s; (\d+) target tokens without </s> "
                   r"\(([0-9.]+) tok/s\)", r["err"])
     if not m:
@@ -457,7 +492,7 @@ def torch_reference_trained(env, env_note, dtype, threads, limit, work):
     return dict(sentences=n, wall_s=wall, mean_ms_per_sentence=round(wall * 1000.0 / n, 3),
                 tokens=int(m.group(4)), tokens_per_s=float(m.group(5)), peak_rss_kb=r["maxrss_kb"],
                 process_wall_s=round(r["wall_s"], 2), command=COMMANDS[-1], output=out, ids=ids,
-                timing_line=m.group(0))
+                timing_line=m.group(0), other_load=r["other_load"])
 
 
 def torch_reference_fixed(env, env_note, ckpt, source, dtype, threads, limit, work, name):
@@ -466,8 +501,9 @@ def torch_reference_fixed(env, env_note, ckpt, source, dtype, threads, limit, wo
            "--length", "32", "--threads", str(threads), "--limit", str(limit), "--output", out]
     if dtype == "int8":
         cmd.append("--int8")
-    r = run_child(cmd, env=env, env_note=env_note)
+    r = run_child(cmd, env=env, env_note=env_note, timed=True)
     j = json.loads(r["out"].strip().splitlines()[-1])
+    j["other_load"] = r["other_load"]
     j["peak_rss_kb"] = r["maxrss_kb"]
     j["process_wall_s"] = round(r["wall_s"], 2)
     j["command"] = COMMANDS[-1]
@@ -477,8 +513,11 @@ def torch_reference_fixed(env, env_note, ckpt, source, dtype, threads, limit, wo
 
 def xnnpack_threads(bins, quick):
     cmd = [bins["edgemt-xnnpack-gemm-bench"], "--threads", "2", "--rows", "1,33", "--min-ms", "20" if quick else "120"]
-    r = run_child(cmd)
-    return [json.loads(line) for line in r["out"].splitlines() if line.strip().startswith("{")]
+    r = run_child(cmd, timed=True)
+    rows = [json.loads(line) for line in r["out"].splitlines() if line.strip().startswith("{")]
+    for x in rows:
+        x["other_load_whole_run"] = r["other_load"]
+    return rows
 
 
 # --------------------------------------------------------------------------
@@ -489,25 +528,36 @@ def plan(quick, repeat):
     """Sentences and repetitions per model (the full run is sized for <= 20 min on the 2-core machine).
 
     limit: EdgeMT batch-1 sources per dtype (0 = all); batch32: sources at batch 32; torch: PyTorch sources
-    per dtype (0 = all)."""
+    per dtype at (1, 2) threads (0 = all)."""
     if quick:
         return dict(repeat=1, profile_passes=1, load_runs=2,
-                    multi30k=dict(limit=dict(int8=40, float32=40), torch=dict(int8=10, float32=10)),
+                    multi30k=dict(limit=dict(int8=40, float32=40), torch=dict(int8=(10, 10), float32=(10, 10))),
                     tiny=dict(limit=dict(int8=8, float32=8), batch32=dict(int8=32, float32=32),
-                              torch=dict(int8=3, float32=3)),
+                              torch=dict(int8=(3, 3), float32=(3, 3))),
                     base=dict(limit=dict(int8=4, float32=2), batch32=dict(int8=32, float32=32),
-                              torch=dict(int8=1, float32=1)))
+                              torch=dict(int8=(1, 1), float32=(1, 1))))
     return dict(repeat=repeat, profile_passes=1, load_runs=5,
-                multi30k=dict(limit=dict(int8=0, float32=0), torch=dict(int8=0, float32=100)),
+                multi30k=dict(limit=dict(int8=0, float32=0), torch=dict(int8=(0, 100), float32=(100, 100))),
                 tiny=dict(limit=dict(int8=0, float32=0), batch32=dict(int8=96, float32=96),
-                          torch=dict(int8=30, float32=30)),
-                base=dict(limit=dict(int8=0, float32=20), batch32=dict(int8=96, float32=64),
-                          torch=dict(int8=10, float32=10)))
+                          torch=dict(int8=(0, 0), float32=(0, 0))),
+                base=dict(limit=dict(int8=0, float32=0), batch32=dict(int8=96, float32=64),
+                          torch=dict(int8=(20, 20), float32=(20, 20))))
 
 
 def measure(args, bins, models, fixed_ids, work, env, env_note):
     p = plan(args.quick, args.repeat)
     results = dict(plan=p, edgemt={}, torch={}, quality={})
+    # The process itself: edgemt-translate with a micro random model (program, libraries, stdio).
+    micro = os.path.join(work, "micro.int8.edgemt")
+    run_child([bins["edgemt-bench-model"], micro, "--preset", "micro", "--int8"])
+    micro_ids = os.path.join(work, "micro.ids")
+    with open(micro_ids, "w") as f:
+        f.write("".join(" ".join(str(10 + (i + s) % 32) for i in range(32)) + " 3\n" for s in range(5)))
+    r = run_child([bins["edgemt-translate"], "--model", micro, "--threads", "1", "--input-ids", "--output-ids",
+                   "--min-length", "32", "--max-length", "32"], stdin=micro_ids,
+                  stdout_path=os.path.join(work, "micro.out"))
+    results["baseline_rss_kb"] = r["maxrss_kb"]
+    results["baseline_file_bytes"] = os.path.getsize(micro)
     for name, m in models.items():
         cfg = p[name]
         fixed = m["kind"] == "random"
@@ -539,11 +589,12 @@ def measure(args, bins, models, fixed_ids, work, env, env_note):
             for dtype in ("int8", "float32"):
                 for threads in (1, 2):
                     log("PyTorch %s %s, %d thread(s)" % (name, dtype, threads))
+                    limit = cfg["torch"][dtype][threads - 1]
                     if m["kind"] == "trained":
-                        t = torch_reference_trained(env, env_note, dtype, threads, cfg["torch"][dtype], work)
+                        t = torch_reference_trained(env, env_note, dtype, threads, limit, work)
                     else:
                         t = torch_reference_fixed(env, env_note, m["checkpoint"], fixed_ids, dtype, threads,
-                                                  cfg["torch"][dtype] or 100, work, name)
+                                                  limit or 100, work, name)
                     results["torch"][name]["%s_t%d" % (dtype, threads)] = t
     # Quality and agreement.
     if "multi30k" in models:
@@ -581,6 +632,17 @@ def measure(args, bins, models, fixed_ids, work, env, env_note):
 # --------------------------------------------------------------------------
 # report
 # --------------------------------------------------------------------------
+
+def min_parallel_macs():
+    try:
+        with open(os.path.join(REPO, "runtime", "src", "ops", "linear.h")) as f:
+            m = re.search(r"kMinParallelMacs\s*=\s*size_t\{1\}\s*<<\s*(\d+)", f.read())
+        if m:
+            return "2^%s = %s" % (m.group(1), "{:,}".format(1 << int(m.group(1))))
+    except OSError:
+        pass
+    return "?"
+
 
 def fmt(v, digits=1):
     if v is None:
@@ -627,7 +689,9 @@ def evaluate_goals(results, models):
             r = E[name][dtype]["runs"]
             a, b = r["b1_t1"]["median_ms_per_sentence"], r["b1_t2"]["median_ms_per_sentence"]
             if b > a * 1.02:
-                worse.append("%s %s: %.3f -> %.3f ms (+%.1f%%)" % (name, dtype, a, b, 100.0 * (b / a - 1)))
+                worse.append("%s %s: %.3f -> %.3f ms (+%.1f%%; other load %.2f / %.2f cores)" % (
+                    name, dtype, a, b, 100.0 * (b / a - 1), r["b1_t1"].get("other_load", 0.0),
+                    r["b1_t2"].get("other_load", 0.0)))
     add("a 2nd thread never makes batch-1 latency worse (2% tolerance for noise)", "t2 <= t1",
         "%d of %d configurations worse" % (len(worse), 2 * len(E)), not worse, "; ".join(worse) or "none worse")
     if "base" in E:
@@ -642,8 +706,11 @@ def evaluate_goals(results, models):
             arena = e["runs"]["b1_t1"]["arena_bytes"]
             limit = GOAL_RSS_FACTOR * e["file_bytes"] + arena
             rss = max(e["rss_t1"]["peak_rss_kb"], e["rss_t2"]["peak_rss_kb"]) * 1024
+            base = results.get("baseline_rss_kb", 0) * 1024
             add("%s int8 peak RSS <= 1.3 x file + arena" % name, "<= %.1f MB" % mb(limit), "%.1f MB" % mb(rss),
-                rss <= limit, "%.2f x file + arena" % ((rss - arena) / e["file_bytes"]))
+                rss <= limit, "RSS = arena + %.2f x file; without the %.1f MB of any edgemt-translate process "
+                "(micro model): arena + %.2f x file" % ((rss - arena) / e["file_bytes"], mb(base),
+                                                     (rss - base - arena) / e["file_bytes"]))
     if "base" in E:
         l = E["base"]["int8"]["load"]["median_ms"]
         add("base int8 load time (warm page cache)", "< 100 ms", "%.1f ms" % l, l < GOAL_BASE_LOAD_MS,
@@ -685,6 +752,11 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
     w("| Load average at start | %s (1, 5, 15 min)%s |" % (", ".join("%.2f" % x for x in meta["loadavg_start"]),
                                                           meta.get("quiet_note", "")))
     w("| Load average at end | %s |" % ", ".join("%.2f" % x for x in meta["loadavg_end"]))
+    loads = [r["other_load"] for n in E for d in E[n] for r in E[n][d]["runs"].values()]
+    if loads:
+        w("| Other processes during EdgeMT timings | mean %.2f, max %.2f cores (CPU time of everything else / "
+          "wall time, per run); waited %.0f s for idle (up to %.0f s before each timed run) |" % (
+              sum(loads) / len(loads), max(loads), meta.get("idle_waited_s", 0), meta.get("idle_wait_per_child_s", 0)))
     w("| Duration | %.1f min%s |" % (meta["duration_s"] / 60.0, " (quick mode: few sentences, NOT representative)"
                                     if meta["quick"] else ""))
     w("")
@@ -693,7 +765,9 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
       "sentences, normal stopping. tiny / base: random checkpoints (`make_random_checkpoint.py`), 100 sources of "
       "32 ids, exactly 32 output tokens. PyTorch = Debian's python3-torch running the reference decoder "
       "**without a KV cache** (every step re-runs the whole prefix, as `reference.py` does), one pass after one "
-      "untimed sentence." % P["repeat"])
+      "untimed sentence. *other load*: CPU cores that other processes used while the run took place (machine CPU "
+      "time from /proc/stat minus the child's own, per wall second); above ~0.1 the figure is disturbed, 2-thread "
+      "runs most of all." % P["repeat"])
     w("")
 
     # Goals
@@ -710,8 +784,8 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
     w("## Batch 1: latency and throughput")
     w("")
     w("| Model | dtype | threads | sentences | median ms/sentence | min ms/sentence | median of sentences ms | "
-      "tokens/s | best tokens/s | PyTorch ms/sentence | EdgeMT speed-up |")
-    w("|---|---|---|---|---|---|---|---|---|---|---|")
+      "tokens/s | best tokens/s | PyTorch ms/sentence | EdgeMT speed-up | other load |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for name in E:
         for dtype in ("int8", "float32"):
             for t in (1, 2):
@@ -720,10 +794,10 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
                 tms = tr["mean_ms_per_sentence"] if tr else None
                 ratio = "%.1fx" % (tms / r["median_ms_per_sentence"]) if tms else "–"
                 tnote = " (%d sent.)" % tr["sentences"] if tr and tr["sentences"] != r["sentences"] else ""
-                w("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s%s | %s |" % (
+                w("| %s | %s | %d | %d | %s | %s | %s | %s | %s | %s%s | %s | %.2f |" % (
                     name, dtype, t, r["sentences"], fmt(r["median_ms_per_sentence"], 3),
                     fmt(r["min_ms_per_sentence"], 3), fmt(r.get("median_sentence_ms"), 3), fmt(r["tokens_per_s"], 0),
-                    fmt(r["best_tokens_per_s"], 0), fmt(tms, 1), tnote, ratio))
+                    fmt(r["best_tokens_per_s"], 0), fmt(tms, 1), tnote, ratio, r.get("other_load", 0.0)))
     w("")
     w("2 threads vs 1 (batch 1, median ms per sentence; < 1 is faster):")
     w("")
@@ -742,8 +816,8 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
         w("## Batch 32: throughput")
         w("")
         w("| Model | dtype | threads | sentences | median tokens/s | best tokens/s | vs batch 1 | decoder ms per "
-          "batch step |")
-        w("|---|---|---|---|---|---|---|---|")
+          "batch step | other load |")
+        w("|---|---|---|---|---|---|---|---|---|")
         for name in E:
             for dtype in ("int8", "float32"):
                 for t in (1, 2):
@@ -751,9 +825,9 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
                     if not r:
                         continue
                     b1 = E[name][dtype]["runs"]["b1_t%d" % t]["tokens_per_s"]
-                    w("| %s | %s | %d | %d | %s | %s | %.1fx | %s |" % (
+                    w("| %s | %s | %d | %d | %s | %s | %.1fx | %s | %.2f |" % (
                         name, dtype, t, r["sentences"], fmt(r["tokens_per_s"], 0), fmt(r["best_tokens_per_s"], 0),
-                        r["tokens_per_s"] / b1, fmt(r["decoder_ms_per_step"], 3)))
+                        r["tokens_per_s"] / b1, fmt(r["decoder_ms_per_step"], 3), r.get("other_load", 0.0)))
         w("")
 
     # Where time goes
@@ -785,9 +859,13 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
     for name, floor in (("tiny", FLOOR_TINY_STEP_MS), ("base", FLOOR_BASE_STEP_HOT_MS)):
         if name in E:
             r1 = E[name]["int8"]["runs"]
-            step = min(r1["b1_t1"]["decoder_ms_per_step"], r1["b1_t2"]["decoder_ms_per_step"])
-            xs = min(r1["b1_t1"]["profile"]["decoder_per_step"]["xnnpack_ms"],
-                     r1["b1_t2"]["profile"]["decoder_per_step"]["xnnpack_ms"])
+            # The better thread count (a value <= 0 is noise of the subtraction: skipped).
+            steps = [r1[k]["decoder_ms_per_step"] for k in ("b1_t1", "b1_t2") if r1[k]["decoder_ms_per_step"] > 0]
+            xss = [r1[k]["profile"]["decoder_per_step"]["xnnpack_ms"] for k in ("b1_t1", "b1_t2")
+                   if r1[k]["profile"]["decoder_per_step"]["xnnpack_ms"] > 0]
+            if not steps or not xss:
+                continue
+            step, xs = min(steps), min(xss)
             extra = ""
             if name == "base":
                 extra = " (%.1fx the from-memory floor of %.1f ms)" % (step / FLOOR_BASE_STEP_COLD_MS,
@@ -807,6 +885,9 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
     w("| Model | dtype | file MB | arena MB | load ms (min) | of it Model::Load ms | peak RSS MB 1 thr | 2 thr | "
       "1.3 x file + arena MB | PyTorch RSS MB 1 thr | PyTorch / EdgeMT |")
     w("|---|---|---|---|---|---|---|---|---|---|---|")
+    if "baseline_rss_kb" in results:
+        w("| (any process: micro random model, %.2f MB) | int8 | | | | | %s | | | | |" % (
+            mb(results["baseline_file_bytes"]), fmt(mb(results["baseline_rss_kb"] * 1024))))
     for name in E:
         for dtype in ("int8", "float32"):
             e = E[name][dtype]
@@ -866,7 +947,7 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
         w("`build/bin/edgemt-xnnpack-gemm-bench` (tests/bench/xnnpack_gemm_bench.cc): one Linear layer as the runtime "
           "runs it (setup + run), microseconds per call, median. hot = the same operator again and again; cold = "
           "a ring of copies whose weights total >= 96 MB. The runtime uses the pool only from "
-          "`kMinParallelMacs` = 2^21 = 2,097,152 MACs (runtime/src/ops/linear.h).")
+          "`kMinParallelMacs` = %s MACs (runtime/src/ops/linear.h at this commit)." % min_parallel_macs())
         w("")
         w("| Layer | dtype | M | MACs | hot 1 thr µs | hot 2 thr µs | 2 thr speed-up | cold 1 thr µs | cold 2 thr µs | "
           "speed-up |")
@@ -974,6 +1055,10 @@ def main():
                     help="tiny/base from build/bin/edgemt-bench-model instead of converted checkpoints")
     ap.add_argument("--wait-quiet", type=int, default=0, help="wait up to N s for a quiet machine")
     ap.add_argument("--quiet-load", type=float, default=0.5)
+    ap.add_argument("--idle-wait", type=float, default=None,
+                    help="before each timed child, wait up to S s for other processes to use < 0.15 cores "
+                         "(default 60, quick 0)")
+    ap.add_argument("--idle-budget", type=float, default=300, help="total seconds of such waiting (default 300)")
     args = ap.parse_args()
     if args.repeat < 3 and not args.quick:
         ap.error("--repeat must be at least 3 (the table promises >= 3 repetitions)")
@@ -1008,6 +1093,8 @@ def main():
     if args.wait_quiet:
         waited = wait_quiet(args.wait_quiet, args.quiet_load)
         meta["quiet_note"] = "; waited %d s for <= %.2f" % (waited, args.quiet_load) if waited else ""
+    QUIET["max_wait_s"] = args.idle_wait if args.idle_wait is not None else (0.0 if args.quick else 60.0)
+    QUIET["budget_s"] = args.idle_budget
     meta["loadavg_start"] = list(os.getloadavg())
     log("measuring; load average %.2f %.2f %.2f" % tuple(meta["loadavg_start"]))
     t_measure = time.time()
@@ -1017,6 +1104,8 @@ def main():
         log("XNNPACK 1 vs 2 threads")
         xnn = xnnpack_threads(bins, args.quick)
     meta["loadavg_end"] = list(os.getloadavg())
+    meta["idle_waited_s"] = round(QUIET["waited_s"], 1)
+    meta["idle_wait_per_child_s"] = QUIET["max_wait_s"]
     meta["measure_s"] = round(time.time() - t_measure, 1)
     meta["duration_s"] = round(time.time() - T0, 1)
     meta["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

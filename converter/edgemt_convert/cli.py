@@ -1,5 +1,6 @@
 """edgemt-convert: a trained seed-layout checkpoint -> one .edgemt file."""
 import argparse
+import os
 import signal
 import sys
 
@@ -41,8 +42,6 @@ def parser():
     p.add_argument("--max-size-ratio", metavar="R", type=float, default=DEFAULT_MAX_SIZE_RATIO,
                    help="auto keep-float keeps the file within R x model.pt's size (default %.2f)"
                         % DEFAULT_MAX_SIZE_RATIO)
-    p.add_argument("--no-tune", action="store_true",
-                   help="skip the end-to-end refinement of the worst Linears' output ranges (see README)")
     p.add_argument("--source-language", metavar="CODE", help="e.g. en (default: config.json source_language)")
     p.add_argument("--target-language", metavar="CODE", help="e.g. de (default: config.json target_language)")
     p.add_argument("--threads", type=int, default=1,
@@ -70,7 +69,7 @@ def main(argv=None):
         convert(Options(
             checkpoint=args.checkpoint, out=args.out, dtype=args.dtype, calibration=args.calibration,
             calibration_ids=args.calibration_ids, calibration_size=args.calibration_size,
-            keep_float=args.keep_float, max_size_ratio=args.max_size_ratio, tune=not args.no_tune,
+            keep_float=args.keep_float, max_size_ratio=args.max_size_ratio,
             source_language=args.source_language, target_language=args.target_language,
             progress=not args.quiet))
     except ConversionError as e:

@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass, field
 from typing import List, Optional
 
+import torch
 
 from . import __version__
 from . import model_ir as ir
@@ -45,7 +46,6 @@ class Options:
     source_language: Optional[str] = None
     target_language: Optional[str] = None
     batch_size: int = 32
-    tune: bool = True
     progress: bool = True
 
 
@@ -141,9 +141,6 @@ class Calibration:
     keep_reason: str
     check_identical: float           # % of calibration inputs with int8 greedy == float greedy
     warnings: List[str] = field(default_factory=list)
-    tuned: list = field(default_factory=list)       # (Linear name, range factor) from tune.py
-    kl_before: Optional[float] = None
-    kl_after: Optional[float] = None
 
 
 def _to_int8(model, cfg, opts, steps, checkpoint_size, notes):
@@ -182,21 +179,6 @@ def _to_int8(model, cfg, opts, steps, checkpoint_size, notes):
     steps.timed("quantize", t0)
 
     t0 = time.perf_counter()
-    tuned = []
-    kl_before = kl_after = None
-    if opts.tune:
-        from .int8_model import refresh_report
-        from .tune import tune_output_ranges
-        with steps.bar("range tuning", len(reports), unit="tensor") as bar:
-            qmodel, tuned, kl_before, kl_after = tune_output_ranges(qmodel, model, reports, sources, targets,
-                                                                   progress=bar.update)
-        by_name = {r.name: r for r in reports}
-        for name, factor in tuned:
-            if factor != 1.0:
-                refresh_report(by_name[name], qmodel, model, stats, factor)
-        steps.timed("tuning", t0)
-
-    t0 = time.perf_counter()
     with steps.bar("int8 check", len(sources)) as bar:
         outs, _ = greedy(ReferenceModel(qmodel), sources, batch_size=opts.batch_size, progress=bar.update)
     same = 100.0 * sum(a == b for a, b in zip(outs, targets)) / len(sources)
@@ -205,8 +187,7 @@ def _to_int8(model, cfg, opts, steps, checkpoint_size, notes):
         description=desc, sentences=len(sources),
         encoder_positions=stats["encoder.layers.0.self_attention.query"].count,
         decoder_positions=stats["decoder.output_projection"].count,
-        reports=reports, kept_float=keep, keep_reason=reason, check_identical=same, warnings=warnings,
-        tuned=tuned, kl_before=kl_before, kl_after=kl_after)
+        reports=reports, kept_float=keep, keep_reason=reason, check_identical=same, warnings=warnings)
     qmodel.metadata.dtype = "int8"
     return qmodel, calib
 

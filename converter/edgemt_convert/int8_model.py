@@ -48,7 +48,7 @@ class LinearReport:
     note: str = ""
 
 
-def input_group(name):
+def input_group(name, relu):
     """Linears with the same group read the same tensor."""
     parts = name.split(".")
     if name.startswith("decoder.layers.") and parts[3] == "cross_attention" and parts[4] in ("key", "value"):
@@ -113,7 +113,7 @@ def quantize_model(model, stats, keep_float=(), progress=None):
     for name in linears:
         if name in keep_float or reads_fused_relu(name):
             continue                        # fused: = the up Linear's output, below
-        groups.setdefault(input_group(name), []).append(name)
+        groups.setdefault(input_group(name, relu), []).append(name)
     input_choice = {}
     for gname, names in groups.items():
         st = stats[names[0]]
@@ -179,20 +179,6 @@ def quantize_model(model, stats, keep_float=(), progress=None):
         if progress:
             progress(1)
     return q, reports
-
-
-def refresh_report(report, qmodel, model, stats, factor):
-    """After tune.py scaled an output range: the report's range and error."""
-    lin = dict(qmodel.named_linears())[report.name]
-    flin = dict(model.named_linears())[report.name]
-    rows = stats[report.name].rows
-    y = FloatLinear(_float_weight(model, flin), flin.bias)(rows)
-    relu = model.config.activation == ir.ACT_RELU
-    qp = lin.output_quant
-    report.output_range = RangeChoice(lo=qp.scale * (-128 - qp.zero_point), hi=qp.scale * (127 - qp.zero_point),
-                                      method="%s x%.1f" % (report.output_range.method, factor),
-                                      error=float("nan"), minmax_error=float("nan"))
-    report.error = _isolated_error(report.name, lin, qmodel.linear_weight(lin), rows, y, relu)
 
 
 def _logits_range(st):

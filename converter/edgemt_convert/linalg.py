@@ -10,10 +10,6 @@ import torch.nn.functional as F
 
 _MKLDNN = torch.backends.mkldnn.is_available()
 
-# oneDNN is ~15x slower on a 32000-row weight than on two halves of it (a
-# blocking heuristic): large weights are split into row blocks of this size.
-ROW_BLOCK = 8192
-
 # An integer GEMM done in float32 is exact while every partial sum stays
 # below 2^24: with |x| <= 255 and |w| <= 127, 512 terms give at most
 # 16,581,120 < 16,777,216. Longer rows are split into chunks of this size.
@@ -26,10 +22,7 @@ class Matmul:
     def __init__(self, w):
         w = w.to(torch.float32).contiguous()
         self.out_features, self.in_features = w.shape
-        if _MKLDNN:
-            self.blocks = [w[r:r + ROW_BLOCK].contiguous().to_mkldnn() for r in range(0, w.shape[0], ROW_BLOCK)]
-        else:
-            self.w = w
+        self.w = w.to_mkldnn() if _MKLDNN else w
 
     def __call__(self, x):
         lead = x.shape[:-1]
@@ -37,9 +30,7 @@ class Matmul:
         if x2.shape[0] == 0:
             return x.new_zeros(*lead, self.out_features)
         if _MKLDNN:
-            xm = x2.to_mkldnn()
-            parts = [torch._C._nn.mkldnn_linear(xm, b, None).to_dense() for b in self.blocks]
-            y = parts[0] if len(parts) == 1 else torch.cat(parts, dim=1)
+            y = torch._C._nn.mkldnn_linear(x2.to_mkldnn(), self.w, None).to_dense()
         else:
             y = F.linear(x2, self.w)
         return y.reshape(*lead, self.out_features)

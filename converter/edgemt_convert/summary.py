@@ -1,7 +1,6 @@
 """The conversion summary printed by edgemt-convert (and, for int8 files,
 stored as Metadata.calibration_summary)."""
 from . import model_ir as ir
-from .tune import TUNE_ERROR
 
 
 def _tensors(model):
@@ -95,11 +94,6 @@ def summarize(model, size, checkpoint_size, notes, calib, opts):
     lines.append("ranges: per tensor; clip points searched on a sample to minimise the quantization error "
                  "(channel-weighted MSE; post-LN residual outputs: error after the LayerNorm); "
                  "'minmax' where clipping did not help")
-    if calib.tuned:
-        lines.append("range tuning (output ranges of the Linears with int8 error above %.1f%%, scaled to lower the "
-                     "next-token KL divergence on calibration data, %.3g -> %.3g): %s"
-                     % (100 * TUNE_ERROR, calib.kl_before, calib.kl_after,
-                        ", ".join("%s x%.1f" % t for t in calib.tuned)))
     if calib.kept_float:
         lines.append("kept float32 (%s): %s" % (calib.keep_reason, ", ".join(calib.kept_float)))
     else:

@@ -1,5 +1,6 @@
 """A bad checkpoint fails with one line naming the problem, a non-zero exit
 code and no output file (nor a temporary file) left behind."""
+import json
 import os
 import subprocess
 import unittest
@@ -7,7 +8,7 @@ import unittest
 import numpy as np
 import torch
 
-from helpers import CONVERTER, TempDir, random_state_dict, run_cli, train_spm, write_checkpoint
+from helpers import CONVERTER, TempDir, make_config, random_state_dict, run_cli, train_spm, write_checkpoint
 
 from edgemt_convert.cli import main
 

@@ -14,6 +14,7 @@ from edgemt_convert.cli import main
 from edgemt_convert.config import parse_config
 from edgemt_convert.decode import greedy
 from edgemt_convert.errors import ConversionError
+from edgemt_convert.int8_model import quantize_model
 from edgemt_convert.reader import read
 from edgemt_convert.reference_model import ReferenceModel
 

@@ -6,7 +6,7 @@ import unittest
 import numpy as np
 import torch
 
-import helpers  # noqa: F401  (puts the package on sys.path)
+import helpers  # noqa: F401  (sys.path)
 from edgemt_convert import model_ir as ir
 from edgemt_convert.quant import (Int8Linear, qparams_for_range, qparams_for_relu, quantize_rows,
                                   requant_multipliers, respect_requant_limit)

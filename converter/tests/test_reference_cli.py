@@ -6,7 +6,7 @@ import unittest
 
 import numpy as np
 
-from helpers import CONVERTER, convert, corpus_lines, run_cli, train_spm, write_checkpoint
+from helpers import CONVERTER, TempDir, convert, corpus_lines, run_cli, train_spm, write_checkpoint
 
 from edgemt_convert.reference_cli import main
 

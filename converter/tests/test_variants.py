@@ -1,9 +1,11 @@
 """Every variant of the seed layout converts to float32 and int8, reads back
 with the schema's meaning, and a float32 file computes exactly what its
 checkpoint computes."""
+import os
 import unittest
 
 import numpy as np
+import torch
 
 from helpers import TempDir, convert, make_config, random_state_dict, write_checkpoint
 

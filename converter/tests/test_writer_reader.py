@@ -6,10 +6,10 @@ import unittest
 
 import numpy as np
 
-from helpers import convert, train_spm, write_checkpoint
+from helpers import TempDir, convert, train_spm, write_checkpoint
 
 from edgemt_convert import model_ir as ir
-from edgemt_convert.reader import parse, tensor_data_offsets
+from edgemt_convert.reader import parse, read, tensor_data_offsets
 from edgemt_convert.writer import serialize
 
 

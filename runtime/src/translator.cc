@@ -8,6 +8,7 @@
 #include <chrono>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "arena.h"
 #include "decoding/next_token.h"
@@ -15,6 +16,7 @@
 #include "layers/encoder.h"
 #include "ops/embedding.h"
 #include "workspace.h"
+#include "xnnpack_memory.h"
 
 namespace edgemt {
 namespace {
@@ -252,7 +254,7 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
   impl->limits = LimitsOf(impl->options);
   const ModelWeights& weights = impl->model->weights();
 
-  const xnn_status init = xnn_initialize(nullptr);
+  const xnn_status init = xnn_initialize(XnnpackAllocator());
   if (init != xnn_status_success)
     return Status(StatusCode::kUnsupported, "XNNPACK cannot run on this CPU (status " + std::to_string(init) + ")");
 
@@ -284,8 +286,10 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
     impl->pool = pthreadpool_create(static_cast<size_t>(impl->options.num_threads));
     if (impl->pool == nullptr) return Status(StatusCode::kResourceExhausted, "cannot create the thread pool");
   }
-  EDGEMT_RETURN_IF_ERROR(impl->encoder.Create(weights));
-  EDGEMT_RETURN_IF_ERROR(impl->decoder.Create(weights, impl->limits.target));
+  std::vector<LinearOp*> linears;
+  impl->encoder.Configure(weights, &linears);
+  impl->decoder.Configure(weights, impl->limits.target, &linears);
+  EDGEMT_RETURN_IF_ERROR(PackLinears(linears, impl->pool));
   ReleasePackedWeights(*impl->model);
   return std::unique_ptr<Translator>(new (std::nothrow) Translator(std::move(impl)));
 }

@@ -5,18 +5,21 @@
 
 namespace edgemt {
 
-Status AttentionOps::Create(const AttentionView& view, const char* name) {
-  EDGEMT_RETURN_IF_ERROR(query.Create(view.query, false, name));
-  EDGEMT_RETURN_IF_ERROR(key.Create(view.key, false, name));
-  EDGEMT_RETURN_IF_ERROR(value.Create(view.value, false, name));
-  return output.Create(view.output, false, name);
+void AttentionOps::Configure(const AttentionView& view, const char* name, std::vector<LinearOp*>* to_pack) {
+  query.Configure(view.query, false, name);
+  key.Configure(view.key, false, name);
+  value.Configure(view.value, false, name);
+  output.Configure(view.output, false, name);
+  to_pack->insert(to_pack->end(), {&query, &key, &value, &output});
 }
 
-Status FeedForwardOps::Create(const FeedForwardView& view, Activation activation, const char* name) {
+void FeedForwardOps::Configure(const FeedForwardView& view, Activation activation, const char* name,
+                               std::vector<LinearOp*>* to_pack) {
   activation_ = activation;
   // ReLU is a clamp the GEMM does for free.
-  EDGEMT_RETURN_IF_ERROR(up_.Create(view.up, activation == Activation::kReLU, name));
-  return down_.Create(view.down, false, name);
+  up_.Configure(view.up, activation == Activation::kReLU, name);
+  down_.Configure(view.down, false, name);
+  to_pack->insert(to_pack->end(), {&up_, &down_});
 }
 
 Status FeedForwardOps::Run(const float* in, size_t rows, float* out, const StackBuffers& buffers,

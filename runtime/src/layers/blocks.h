@@ -4,6 +4,8 @@
 
 #include <pthreadpool.h>
 
+#include <vector>
+
 #include "edgemt/status.h"
 #include "edgemt/translator.h"
 #include "model_weights.h"
@@ -22,12 +24,14 @@ inline LinearScratch ScratchOf(const StackBuffers& buffers) { return {buffers.in
 
 struct AttentionOps {
   LinearOp query, key, value, output;
-  Status Create(const AttentionView& view, const char* name);
+  // Configures the four layers and adds them to `to_pack`.
+  void Configure(const AttentionView& view, const char* name, std::vector<LinearOp*>* to_pack);
 };
 
 class FeedForwardOps {
  public:
-  Status Create(const FeedForwardView& view, Activation activation, const char* name);
+  void Configure(const FeedForwardView& view, Activation activation, const char* name,
+                 std::vector<LinearOp*>* to_pack);
   // out = down(activation(up(in))); uses buffers.hidden.
   Status Run(const float* in, size_t rows, float* out, const StackBuffers& buffers, const RunContext& context) const;
 

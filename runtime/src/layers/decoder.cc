@@ -9,21 +9,22 @@
 
 namespace edgemt {
 
-Status Decoder::Create(const ModelWeights& weights, size_t cache_length) {
+void Decoder::Configure(const ModelWeights& weights, size_t cache_length, std::vector<LinearOp*>* to_pack) {
   weights_ = &weights;
   cache_length_ = cache_length;
   layers_.resize(weights.decoder_layers.size());
   for (size_t i = 0; i < layers_.size(); ++i) {
     const DecoderLayerView& view = weights.decoder_layers[i];
     Layer& layer = layers_[i];
-    EDGEMT_RETURN_IF_ERROR(layer.self_attention.Create(view.self_attention, "decoder self-attention"));
-    EDGEMT_RETURN_IF_ERROR(layer.cross_attention.Create(view.cross_attention, "decoder cross-attention"));
-    EDGEMT_RETURN_IF_ERROR(layer.feed_forward.Create(view.feed_forward, weights.config.activation, "decoder feed-forward"));
+    layer.self_attention.Configure(view.self_attention, "decoder self-attention", to_pack);
+    layer.cross_attention.Configure(view.cross_attention, "decoder cross-attention", to_pack);
+    layer.feed_forward.Configure(view.feed_forward, weights.config.activation, "decoder feed-forward", to_pack);
     layer.self_attention_norm = view.self_attention_norm;
     layer.cross_attention_norm = view.cross_attention_norm;
     layer.feed_forward_norm = view.feed_forward_norm;
   }
-  return output_projection_.Create(weights.output_projection, false, "output projection");
+  output_projection_.Configure(weights.output_projection, false, "output projection");
+  to_pack->push_back(&output_projection_);
 }
 
 Status Decoder::PrepareCrossAttention(size_t count, size_t source_length, Workspace& workspace,

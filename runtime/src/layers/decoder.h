@@ -12,7 +12,8 @@ namespace edgemt {
 class Decoder {
  public:
   // `cache_length` is the number of steps the self-attention cache holds.
-  Status Create(const ModelWeights& weights, size_t cache_length);
+  // Adds the linear layers to `to_pack`, as Encoder::Configure.
+  void Configure(const ModelWeights& weights, size_t cache_length, std::vector<LinearOp*>* to_pack);
 
   // Projects workspace.memory ([count * source_length, d]) to every layer's
   // cross-attention keys and values. Uses the encoder's scratch buffers.

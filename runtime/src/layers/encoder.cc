@@ -9,18 +9,16 @@
 
 namespace edgemt {
 
-Status Encoder::Create(const ModelWeights& weights) {
+void Encoder::Configure(const ModelWeights& weights, std::vector<LinearOp*>* to_pack) {
   weights_ = &weights;
   layers_.resize(weights.encoder_layers.size());
   for (size_t i = 0; i < layers_.size(); ++i) {
     const EncoderLayerView& view = weights.encoder_layers[i];
-    EDGEMT_RETURN_IF_ERROR(layers_[i].self_attention.Create(view.self_attention, "encoder self-attention"));
-    EDGEMT_RETURN_IF_ERROR(
-        layers_[i].feed_forward.Create(view.feed_forward, weights.config.activation, "encoder feed-forward"));
+    layers_[i].self_attention.Configure(view.self_attention, "encoder self-attention", to_pack);
+    layers_[i].feed_forward.Configure(view.feed_forward, weights.config.activation, "encoder feed-forward", to_pack);
     layers_[i].self_attention_norm = view.self_attention_norm;
     layers_[i].feed_forward_norm = view.feed_forward_norm;
   }
-  return Status::Ok();
 }
 
 Status Encoder::Run(const TokenIds* sources, size_t count, size_t length, Workspace& workspace,

@@ -11,7 +11,9 @@ namespace edgemt {
 
 class Encoder {
  public:
-  Status Create(const ModelWeights& weights);
+  // Configures the layers and adds the linear ones to `to_pack`, which the
+  // caller packs (PackLinears) before the first Run.
+  void Configure(const ModelWeights& weights, std::vector<LinearOp*>* to_pack);
   // Encodes `count` sources padded to `length` rows each. Writes
   // workspace.memory and workspace.key_mask.
   Status Run(const TokenIds* sources, size_t count, size_t length, Workspace& workspace,

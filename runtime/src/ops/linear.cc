@@ -1,5 +1,7 @@
 #include "ops/linear.h"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <new>
@@ -22,6 +24,8 @@ LinearOp& LinearOp::operator=(LinearOp&& other) noexcept {
     if (op_ != nullptr) xnn_delete_operator(op_);
     op_ = std::exchange(other.op_, nullptr);
     view_ = other.view_;
+    name_ = other.name_;
+    fuse_relu_ = other.fuse_relu_;
     in_features_ = other.in_features_;
     out_features_ = other.out_features_;
     int8_ = other.int8_;
@@ -29,11 +33,20 @@ LinearOp& LinearOp::operator=(LinearOp&& other) noexcept {
   return *this;
 }
 
-Status LinearOp::Create(const LinearView& view, bool fuse_relu, const char* name) {
+void LinearOp::Configure(const LinearView& view, bool fuse_relu, const char* name) {
   view_ = view;
+  name_ = name;
+  fuse_relu_ = fuse_relu;
   in_features_ = view.weight.cols;
   out_features_ = view.weight.rows;
   int8_ = view.is_int8();
+}
+
+Status LinearOp::Pack() {
+  if (op_ != nullptr) return Status(StatusCode::kInternal, std::string(name_) + ": packed twice");
+  const LinearView& view = view_;
+  const bool fuse_relu = fuse_relu_;
+  const char* name = name_;
   xnn_status status;
   if (!int8_) {
     const float lo = fuse_relu ? 0.0f : -std::numeric_limits<float>::infinity();
@@ -61,6 +74,53 @@ Status LinearOp::Create(const LinearView& view, bool fuse_relu, const char* name
   if (status != xnn_status_success)
     return Status(StatusCode::kInternal,
                   std::string(name) + ": XNNPACK refused the layer (status " + std::to_string(status) + ")");
+  return Status::Ok();
+}
+
+namespace {
+
+// pthreadpool_parallelize_1d already orders the caller's writes before the
+// tasks and the tasks before its return. The two atomics say so in our own
+// code, where ThreadSanitizer sees it (pthreadpool is not instrumented).
+struct PackJob {
+  const std::vector<LinearOp*>* linears;
+  const std::vector<size_t>* order;
+  std::vector<Status>* results;
+  std::atomic<bool> published{false};
+  std::atomic<size_t> finished{0};
+};
+
+void PackOne(void* context, size_t i) {
+  PackJob& job = *static_cast<PackJob*>(context);
+  (void)job.published.load(std::memory_order_acquire);
+  const size_t index = (*job.order)[i];
+  (*job.results)[index] = (*job.linears)[index]->Pack();
+  job.finished.fetch_add(1, std::memory_order_acq_rel);
+}
+
+}  // namespace
+
+Status PackLinears(const std::vector<LinearOp*>& linears, pthreadpool_t pool) {
+  if (pool == nullptr) {
+    for (LinearOp* linear : linears) EDGEMT_RETURN_IF_ERROR(linear->Pack());
+    return Status::Ok();
+  }
+  // Largest first, so that the threads finish together.
+  std::vector<size_t> order(linears.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return linears[a]->view().weight.bytes() > linears[b]->view().weight.bytes();
+  });
+  std::vector<Status> results(linears.size());
+  PackJob job;
+  job.linears = &linears;
+  job.order = &order;
+  job.results = &results;
+  job.published.store(true, std::memory_order_release);
+  pthreadpool_parallelize_1d(pool, PackOne, &job, order.size(), 0);
+  if (job.finished.load(std::memory_order_acquire) != order.size())
+    return Status(StatusCode::kInternal, "the thread pool skipped layers to pack");
+  for (const Status& result : results) EDGEMT_RETURN_IF_ERROR(result);
   return Status::Ok();
 }
 

@@ -1,7 +1,9 @@
 // A Linear layer executed by XNNPACK: float32 fully-connected, or int8 with
 // per-channel weight scales (a 1x1 qc8 convolution in this XNNPACK), which
 // quantizes its float input and dequantizes its int8 output (docs/int8.md).
-// The operator is created and the weights packed once, in Create.
+// Set up in two steps: Configure records the layer, Pack creates the XNNPACK
+// operator (copying the weights into XNNPACK's layout). PackLinears packs a
+// model's layers on all threads: packing is most of the time to load a model.
 #pragma once
 
 #include <pthreadpool.h>
@@ -9,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "edgemt/status.h"
 #include "edgemt/translator.h"
@@ -31,8 +34,11 @@ class LinearOp {
   LinearOp(LinearOp&& other) noexcept;
   LinearOp& operator=(LinearOp&& other) noexcept;
 
-  // `fuse_relu` clamps the output at zero inside the GEMM.
-  Status Create(const LinearView& view, bool fuse_relu, const char* name);
+  // `fuse_relu` clamps the output at zero inside the GEMM. `name` (a string
+  // literal) labels errors.
+  void Configure(const LinearView& view, bool fuse_relu, const char* name);
+  // Creates the operator; call once, after Configure.
+  Status Pack();
 
   // out[rows, out_features] = in[rows, in_features] W^T + b. Uses `pool`
   // only when the product is large enough for a second thread to pay.
@@ -51,10 +57,16 @@ class LinearOp {
  private:
   xnn_operator_t op_ = nullptr;
   LinearView view_;
+  const char* name_ = "";
+  bool fuse_relu_ = false;
   int in_features_ = 0;
   int out_features_ = 0;
   bool int8_ = false;
 };
+
+// Packs every layer, on the pool's threads when there is one. Returns the
+// first failure in list order.
+Status PackLinears(const std::vector<LinearOp*>& linears, pthreadpool_t pool);
 
 // Work (multiply-adds) below which a GEMM runs on the calling thread alone.
 // Measured with edgemt-xnnpack-gemm-bench on a 2-core x86-64: a second

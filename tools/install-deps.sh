@@ -8,6 +8,8 @@ packages=(
   libflatbuffers-dev flatbuffers-compiler python3-flatbuffers
   libsentencepiece-dev python3-sentencepiece
   doctest-dev valgrind
+  # Benchmarks: peak memory of child processes.
+  time
   python3-torch python3-numpy python3-tqdm
   # Cross builds (toolchains/): compilers, qemu-user to run the ARM tests.
   g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user

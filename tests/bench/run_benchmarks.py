@@ -19,7 +19,10 @@ Checkpoints and converted files are cached in build/bench-cache/<model>/,
 keyed by the converter's sources (a changed converter reconverts).
 
 Every measured program runs as a child process; its peak resident memory is
-the child's own ru_maxrss (os.wait4). EdgeMT figures come from
+its ru_maxrss as /usr/bin/time reports it. Not os.wait4's: Linux carries the
+high-water mark of the image exec replaces over into ru_maxrss, so a child
+forked from this (~20 MB) Python process would never report less than that.
+/usr/bin/time forks the program from its own small image. EdgeMT figures come from
 build/bin/edgemt-bench (tests/bench/edgemt_bench.cc) at 1 and 2 threads,
 memory from build/bin/edgemt-translate translating the same inputs. The
 PyTorch reference (Debian's python3-torch, no KV cache, as
@@ -129,6 +132,9 @@ def wait_idle():
             return load
 
 
+TIME_PROGRAM = "/usr/bin/time"  # Debian package `time` (tools/install-deps.sh)
+
+
 def run_child(cmd, stdin=None, stdout_path=None, env=None, env_note=None, record=True, check=True, cwd=None,
               timed=False):
     """Runs one child: returns stdout, stderr, wall seconds, peak RSS (KiB) and the CPU load (in cores) that
@@ -139,11 +145,17 @@ def run_child(cmd, stdin=None, stdout_path=None, env=None, env_note=None, record
     with tempfile.TemporaryFile() as out_tmp, tempfile.TemporaryFile() as err_tmp:
         stdin_file = open(stdin, "rb") if stdin else subprocess.DEVNULL
         out_file = open(stdout_path, "wb") if stdout_path else out_tmp
+        rss_file = tempfile.NamedTemporaryFile(suffix=".rss", delete=False)
+        rss_file.close()
         busy0 = busy_cpu_seconds()
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdin=stdin_file, stdout=out_file, stderr=err_tmp, env=env, cwd=cwd)
+        proc = subprocess.Popen([TIME_PROGRAM, "-f", "%M", "-o", rss_file.name] + list(cmd), stdin=stdin_file,
+                                stdout=out_file, stderr=err_tmp, env=env, cwd=cwd)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
+        with open(rss_file.name) as f:
+            rss_text = f.read().strip().splitlines()
+        os.unlink(rss_file.name)
         busy = busy_cpu_seconds() - busy0
         proc.returncode = os.waitstatus_to_exitcode(status)
         if stdin:
@@ -158,7 +170,7 @@ def run_child(cmd, stdin=None, stdout_path=None, env=None, env_note=None, record
         err = err_tmp.read()
     other = max(0.0, busy - usage.ru_utime - usage.ru_stime) / wall if wall > 0 else 0.0
     result = dict(rc=proc.returncode, out=out.decode("utf-8", "replace"), err=err.decode("utf-8", "replace"),
-                  wall_s=wall, maxrss_kb=usage.ru_maxrss, other_load=round(other, 3),
+                  wall_s=wall, maxrss_kb=int(rss_text[-1]) if rss_text and rss_text[-1].isdigit() else 0, other_load=round(other, 3),
                   other_load_before=None if idle_before is None else round(idle_before, 3))
     if check and proc.returncode != 0:
         raise SystemExit("command failed (%d): %s\n%s" % (proc.returncode, show(cmd, stdin, stdout_path),
@@ -388,7 +400,7 @@ def torch_env(cache_dir, choice):
 # measurements
 # --------------------------------------------------------------------------
 
-def bench(bins, model_file, source, threads, batch, repeat, limit, fixed, profile_passes, output=None):
+def bench(bins, model_file, source, threads, batch, repeat, limit, fixed, profile_passes, output=None, timed=True):
     cmd = [bins["edgemt-bench"], "--model", model_file, "--input-ids" if fixed else "--input", source,
            "--threads", str(threads), "--batch-size", str(batch), "--repeat", str(repeat),
            "--profile-passes", str(profile_passes)]
@@ -398,7 +410,7 @@ def bench(bins, model_file, source, threads, batch, repeat, limit, fixed, profil
         cmd += ["--limit", str(limit)]
     if output:
         cmd += ["--output", output]
-    r = run_child(cmd, timed=True)
+    r = run_child(cmd, timed=timed)
     j = json.loads(r["out"])
     j["other_load"] = r["other_load"]
     j["child_peak_rss_kb"] = r["maxrss_kb"]
@@ -428,7 +440,7 @@ def translate_rss(bins, model_file, source, threads, fixed, limit, work):
 def load_times(bins, model_file, source, fixed, runs):
     values, model_values = [], []
     for _ in range(runs):
-        j = bench(bins, model_file, source, 1, 1, 1, 1, fixed, 0)
+        j = bench(bins, model_file, source, 1, 1, 1, 1, fixed, 0, timed=False)
         values.append(j["load_ms"])
         model_values.append(j.get("model_load_ms", 0.0))
     return dict(runs=runs, median_ms=round(statistics.median(values), 2), min_ms=round(min(values), 2),
@@ -540,7 +552,7 @@ def plan(quick, repeat):
                 multi30k=dict(limit=dict(int8=0, float32=0), torch=dict(int8=(0, 100), float32=(100, 100))),
                 tiny=dict(limit=dict(int8=0, float32=0), batch32=dict(int8=96, float32=96),
                           torch=dict(int8=(0, 0), float32=(0, 0))),
-                base=dict(limit=dict(int8=0, float32=0), batch32=dict(int8=96, float32=64),
+                base=dict(limit=dict(int8=0, float32=40), batch32=dict(int8=96, float32=64),
                           torch=dict(int8=(20, 20), float32=(20, 20))))
 
 
@@ -770,6 +782,15 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
       "runs most of all." % P["repeat"])
     w("")
 
+    cut = ["%s %s: the first %d" % (n, d, P[n]["limit"][d]) for n in E for d in ("int8", "float32")
+           if P[n]["limit"][d]]
+    if cut:
+        w("Fewer sources at batch 1, to keep the run within 20 minutes (per-sentence figures compare directly): "
+          + "; ".join(cut) + ". Batch 32: " + "; ".join("%s %s: %d sources" % (n, d, P[n]["batch32"][d])
+                                                        for n in E if "batch32" in P[n] for d in ("int8", "float32"))
+          + ".")
+        w("")
+
     # Goals
     w("## Goals")
     w("")
@@ -878,7 +899,7 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
     w("## Load time, file size, memory")
     w("")
     w("Load = `Model::Load` (mmap + verification) + `Translator::Create` (packing weights into XNNPACK, "
-      "allocating the arena), median of %d processes, warm page cache. Peak RSS = `ru_maxrss` of a child "
+      "allocating the arena), median of %d processes, warm page cache. Peak RSS = `ru_maxrss` (via /usr/bin/time) of a child "
       "`edgemt-translate` process that loads the model and translates the benchmark inputs (PyTorch: the "
       "reference process, interpreter and libraries included)." % P["load_runs"])
     w("")
@@ -1057,9 +1078,12 @@ def main():
     ap.add_argument("--quiet-load", type=float, default=0.5)
     ap.add_argument("--idle-wait", type=float, default=None,
                     help="before each timed child, wait up to S s for other processes to use < 0.15 cores "
-                         "(default 60, quick 0)")
+                         "(default 30, quick 0)")
     ap.add_argument("--idle-budget", type=float, default=300, help="total seconds of such waiting (default 300)")
     args = ap.parse_args()
+    if not os.access(TIME_PROGRAM, os.X_OK):
+        raise SystemExit("%s is missing: peak memory is measured with it (Debian package time; "
+                         "tools/install-deps.sh installs it)" % TIME_PROGRAM)
     if args.repeat < 3 and not args.quick:
         ap.error("--repeat must be at least 3 (the table promises >= 3 repetitions)")
 
@@ -1093,7 +1117,7 @@ def main():
     if args.wait_quiet:
         waited = wait_quiet(args.wait_quiet, args.quiet_load)
         meta["quiet_note"] = "; waited %d s for <= %.2f" % (waited, args.quiet_load) if waited else ""
-    QUIET["max_wait_s"] = args.idle_wait if args.idle_wait is not None else (0.0 if args.quick else 60.0)
+    QUIET["max_wait_s"] = args.idle_wait if args.idle_wait is not None else (0.0 if args.quick else 30.0)
     QUIET["budget_s"] = args.idle_budget
     meta["loadavg_start"] = list(os.getloadavg())
     log("measuring; load average %.2f %.2f %.2f" % tuple(meta["loadavg_start"]))

@@ -36,7 +36,8 @@ into build/bench-cache/openblas, without touching the system's
 alternatives), and BENCHMARKS.md says which.
 
 Options: --quick, --out FILE (default BENCHMARKS.md in the repository root;
-the JSON beside it), --build-dir, --cache-dir, --no-build, --models
+the JSON beside it), --report-only (rewrite BENCHMARKS.md from its JSON and
+tests/bench/ANALYSIS.md, measuring nothing), --build-dir, --cache-dir, --no-build, --models
 multi30k,tiny,base, --repeat N (default 3), --skip-torch, --skip-xnnpack,
 --torch-blas openblas|system, --generated-models (tiny and base files
 written by build/bin/edgemt-bench-model instead of converted checkpoints:
@@ -1060,6 +1061,21 @@ def wait_quiet(seconds, threshold):
     return waited
 
 
+def rewrite_report(args):
+    """BENCHMARKS.md again from BENCHMARKS.json and the current ANALYSIS.md: same figures, same commands."""
+    out = args.out or os.path.join(REPO, "BENCHMARKS.md")
+    with open(os.path.splitext(out)[0] + ".json") as f:
+        data = json.load(f)
+    def absolute(path):
+        return os.path.join(REPO, path) if not os.path.isabs(path) else path
+    models = {n: dict(kind=m["kind"], conversions=m["conversions"],
+                      files={d: absolute(p) for d, p in m["files"].items()}) for n, m in data["models"].items()}
+    notes = os.path.join(HERE, "ANALYSIS.md")
+    notes_text = open(notes).read() if os.path.exists(notes) and not data["meta"]["quick"] else ""
+    write_report(out, data["results"], data["meta"], models, data["goals"], data["xnnpack_threads"], notes_text)
+    log("rewrote %s from %s" % (rel(out), rel(os.path.splitext(out)[0] + ".json")))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="few sentences, 1 repetition; writes build/bench-quick/")
@@ -1075,12 +1091,18 @@ def main():
     ap.add_argument("--generated-models", action="store_true",
                     help="tiny/base from build/bin/edgemt-bench-model instead of converted checkpoints")
     ap.add_argument("--wait-quiet", type=int, default=0, help="wait up to N s for a quiet machine")
+    ap.add_argument("--report-only", action="store_true",
+                    help="measure nothing: rewrite BENCHMARKS.md from the JSON beside it (e.g. after editing "
+                         "tests/bench/ANALYSIS.md)")
     ap.add_argument("--quiet-load", type=float, default=0.5)
     ap.add_argument("--idle-wait", type=float, default=None,
                     help="before each timed child, wait up to S s for other processes to use < 0.15 cores "
                          "(default 30, quick 0)")
     ap.add_argument("--idle-budget", type=float, default=300, help="total seconds of such waiting (default 300)")
     args = ap.parse_args()
+    if args.report_only:
+        rewrite_report(args)
+        return
     if not os.access(TIME_PROGRAM, os.X_OK):
         raise SystemExit("%s is missing: peak memory is measured with it (Debian package time; "
                          "tools/install-deps.sh installs it)" % TIME_PROGRAM)

@@ -53,32 +53,6 @@ double MillisecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The layers' weights now live packed inside XNNPACK: the mapped file pages
-// need not stay resident too. Embeddings and an int8 output projection
-// (rescoring reads its rows) are still used in place.
-void ReleasePackedWeights(const Model& model) {
-  const ModelWeights& weights = model.weights();
-  auto release = [&](const LinearView& linear) { model.ReleasePages(linear.weight.data, linear.weight.bytes()); };
-  auto release_attention = [&](const AttentionView& attention) {
-    release(attention.query);
-    release(attention.key);
-    release(attention.value);
-    release(attention.output);
-  };
-  for (const EncoderLayerView& layer : weights.encoder_layers) {
-    release_attention(layer.self_attention);
-    release(layer.feed_forward.up);
-    release(layer.feed_forward.down);
-  }
-  for (const DecoderLayerView& layer : weights.decoder_layers) {
-    release_attention(layer.self_attention);
-    release_attention(layer.cross_attention);
-    release(layer.feed_forward.up);
-    release(layer.feed_forward.down);
-  }
-  if (!weights.config.tied_output && !weights.output_projection.is_int8()) release(weights.output_projection);
-}
-
 struct AlignedDelete {
   void operator()(uint8_t* p) const { ::operator delete[](p, std::align_val_t(ArenaLayout::kAlignment)); }
 };
@@ -289,8 +263,16 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
   std::vector<LinearOp*> linears;
   impl->encoder.Configure(weights, &linears);
   impl->decoder.Configure(weights, impl->limits.target, &linears);
-  EDGEMT_RETURN_IF_ERROR(PackLinears(linears, impl->pool));
-  ReleasePackedWeights(*impl->model);
+  // Each layer's mapped weights go back to the OS as soon as XNNPACK holds
+  // its packed copy, so that the file and the copies are never resident
+  // together. Still used in place: the embeddings, and a tied or int8 output
+  // projection (int8 rescoring reads its rows).
+  const Model& mapped = *impl->model;
+  const LinearOp* in_place =
+      weights.config.tied_output || weights.output_projection.is_int8() ? &impl->decoder.output_projection() : nullptr;
+  EDGEMT_RETURN_IF_ERROR(PackLinears(linears, impl->pool, [&mapped, in_place](const LinearOp& linear) {
+    if (&linear != in_place) mapped.ReleasePages(linear.view().weight.data, linear.view().weight.bytes());
+  }));
   return std::unique_ptr<Translator>(new (std::nothrow) Translator(std::move(impl)));
 }
 

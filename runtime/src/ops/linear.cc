@@ -86,6 +86,7 @@ struct PackJob {
   const std::vector<LinearOp*>* linears;
   const std::vector<size_t>* order;
   std::vector<Status>* results;
+  const std::function<void(const LinearOp&)>* after_pack;
   std::atomic<bool> published{false};
   std::atomic<size_t> finished{0};
 };
@@ -94,15 +95,21 @@ void PackOne(void* context, size_t i) {
   PackJob& job = *static_cast<PackJob*>(context);
   (void)job.published.load(std::memory_order_acquire);
   const size_t index = (*job.order)[i];
-  (*job.results)[index] = (*job.linears)[index]->Pack();
+  LinearOp& linear = *(*job.linears)[index];
+  (*job.results)[index] = linear.Pack();
+  if ((*job.results)[index].ok()) (*job.after_pack)(linear);
   job.finished.fetch_add(1, std::memory_order_acq_rel);
 }
 
 }  // namespace
 
-Status PackLinears(const std::vector<LinearOp*>& linears, pthreadpool_t pool) {
+Status PackLinears(const std::vector<LinearOp*>& linears, pthreadpool_t pool,
+                   const std::function<void(const LinearOp&)>& after_pack) {
   if (pool == nullptr) {
-    for (LinearOp* linear : linears) EDGEMT_RETURN_IF_ERROR(linear->Pack());
+    for (LinearOp* linear : linears) {
+      EDGEMT_RETURN_IF_ERROR(linear->Pack());
+      after_pack(*linear);
+    }
     return Status::Ok();
   }
   // Largest first, so that the threads finish together.
@@ -116,6 +123,7 @@ Status PackLinears(const std::vector<LinearOp*>& linears, pthreadpool_t pool) {
   job.linears = &linears;
   job.order = &order;
   job.results = &results;
+  job.after_pack = &after_pack;
   job.published.store(true, std::memory_order_release);
   pthreadpool_parallelize_1d(pool, PackOne, &job, order.size(), 0);
   if (job.finished.load(std::memory_order_acquire) != order.size())

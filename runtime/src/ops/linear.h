@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "edgemt/status.h"
@@ -64,9 +65,11 @@ class LinearOp {
   bool int8_ = false;
 };
 
-// Packs every layer, on the pool's threads when there is one. Returns the
-// first failure in list order.
-Status PackLinears(const std::vector<LinearOp*>& linears, pthreadpool_t pool);
+// Packs every layer, on the pool's threads when there is one, and calls
+// `after_pack` for each layer as soon as it is packed (on that thread).
+// Returns the first failure in list order.
+Status PackLinears(const std::vector<LinearOp*>& linears, pthreadpool_t pool,
+                   const std::function<void(const LinearOp&)>& after_pack);
 
 // Work (multiply-adds) below which a GEMM runs on the calling thread alone.
 // Measured with edgemt-xnnpack-gemm-bench on a 2-core x86-64: a second

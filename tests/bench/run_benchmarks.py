@@ -438,10 +438,10 @@ def translate_rss(bins, model_file, source, threads, fixed, limit, work):
                 sentences=limit or sum(1 for _ in open(source)), command=COMMANDS[-1], output=out)
 
 
-def load_times(bins, model_file, source, fixed, runs):
+def load_times(bins, model_file, source, fixed, runs, threads):
     values, model_values = [], []
     for _ in range(runs):
-        j = bench(bins, model_file, source, 1, 1, 1, 1, fixed, 0, timed=False)
+        j = bench(bins, model_file, source, threads, 1, 1, 1, fixed, 0, timed=False)
         values.append(j["load_ms"])
         model_values.append(j.get("model_load_ms", 0.0))
     return dict(runs=runs, median_ms=round(statistics.median(values), 2), min_ms=round(min(values), 2),
@@ -580,8 +580,9 @@ def measure(args, bins, models, fixed_ids, work, env, env_note):
             f = m["files"][dtype]
             limit = cfg["limit"][dtype]
             r = dict(file=rel(f), file_bytes=os.path.getsize(f), runs={})
-            log("%s %s: load time" % (name, dtype))
-            r["load"] = load_times(bins, f, source, fixed, p["load_runs"])
+            log("%s %s: load time, 1 and 2 threads" % (name, dtype))
+            r["load"] = load_times(bins, f, source, fixed, p["load_runs"], 1)
+            r["load_t2"] = load_times(bins, f, source, fixed, p["load_runs"], 2)
             for threads in (1, 2):
                 log("%s %s: batch 1, %d thread(s)" % (name, dtype, threads))
                 output = os.path.join(work, "edgemt-%s-%s-%dt.%s" % (name, dtype, threads, "ids" if fixed else "de"))
@@ -725,10 +726,13 @@ def evaluate_goals(results, models):
                 "(micro model): arena + %.2f x file" % ((rss - arena) / e["file_bytes"], mb(base),
                                                      (rss - base - arena) / e["file_bytes"]))
     if "base" in E:
-        l = E["base"]["int8"]["load"]["median_ms"]
-        add("base int8 load time (warm page cache)", "< 100 ms", "%.1f ms" % l, l < GOAL_BASE_LOAD_MS,
-            "Model::Load %.2f ms, the rest is Translator::Create (packing weights)" %
-            E["base"]["int8"]["load"]["model_load_median_ms"])
+        loads = [(E["base"]["int8"][k], t) for k, t in (("load", 1), ("load_t2", 2)) if k in E["base"]["int8"]]
+        best, threads = min(loads, key=lambda x: x[0]["median_ms"])
+        l = best["median_ms"]
+        add("base int8 load time (warm page cache, better of 1/2 threads)", "< 100 ms",
+            "%.1f ms at %d thread(s)" % (l, threads), l < GOAL_BASE_LOAD_MS,
+            "%.0f%% of the goal; Model::Load %.2f ms, the rest is Translator::Create (packing weights)" %
+            (100.0 * l / GOAL_BASE_LOAD_MS, best["model_load_median_ms"]))
     allocs = [(n, d, k) for n in E for d in E[n] for k, r in E[n][d]["runs"].items()
               if r["allocations_while_translating"] != 0]
     add("heap allocations while translating", "0", "%d runs with allocations" % len(allocs), not allocs,
@@ -900,15 +904,15 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
     w("## Load time, file size, memory")
     w("")
     w("Load = `Model::Load` (mmap + verification) + `Translator::Create` (packing weights into XNNPACK, "
-      "allocating the arena), median of %d processes, warm page cache. Peak RSS = `ru_maxrss` (via /usr/bin/time) of a child "
+      "allocating the arena; with 2 threads the layers are packed on both), median of %d processes, warm page cache. Peak RSS = `ru_maxrss` (via /usr/bin/time) of a child "
       "`edgemt-translate` process that loads the model and translates the benchmark inputs (PyTorch: the "
       "reference process, interpreter and libraries included)." % P["load_runs"])
     w("")
-    w("| Model | dtype | file MB | arena MB | load ms (min) | of it Model::Load ms | peak RSS MB 1 thr | 2 thr | "
-      "1.3 x file + arena MB | PyTorch RSS MB 1 thr | PyTorch / EdgeMT |")
-    w("|---|---|---|---|---|---|---|---|---|---|---|")
+    w("| Model | dtype | file MB | arena MB | load ms 1 thr (min) | 2 thr (min) | of it Model::Load ms | "
+      "peak RSS MB 1 thr | 2 thr | 1.3 x file + arena MB | PyTorch RSS MB 1 thr | PyTorch / EdgeMT |")
+    w("|---|---|---|---|---|---|---|---|---|---|---|---|")
     if "baseline_rss_kb" in results:
-        w("| (any process: micro random model, %.2f MB) | int8 | | | | | %s | | | | |" % (
+        w("| (any process: micro random model, %.2f MB) | int8 | | | | | | %s | | | | |" % (
             mb(results["baseline_file_bytes"]), fmt(mb(results["baseline_rss_kb"] * 1024))))
     for name in E:
         for dtype in ("int8", "float32"):
@@ -917,9 +921,11 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
             rss1, rss2 = e["rss_t1"]["peak_rss_kb"] * 1024, e["rss_t2"]["peak_rss_kb"] * 1024
             tr = T.get(name, {}).get("%s_t1" % dtype)
             trss = tr["peak_rss_kb"] * 1024 if tr else None
-            w("| %s | %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s |" % (
+            l2 = e.get("load_t2")
+            w("| %s | %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s |" % (
                 name, dtype, fmt(mb(e["file_bytes"])), fmt(mb(arena)), fmt(e["load"]["median_ms"]),
-                fmt(e["load"]["min_ms"]), fmt(e["load"]["model_load_median_ms"], 2), fmt(mb(rss1)), fmt(mb(rss2)),
+                fmt(e["load"]["min_ms"]), "%s (%s)" % (fmt(l2["median_ms"]), fmt(l2["min_ms"])) if l2 else "–",
+                fmt(e["load"]["model_load_median_ms"], 2), fmt(mb(rss1)), fmt(mb(rss2)),
                 fmt(mb(GOAL_RSS_FACTOR * e["file_bytes"] + arena)), fmt(mb(trss)) if trss else "–",
                 "%.1fx" % (trss / rss1) if trss else "–"))
     w("")

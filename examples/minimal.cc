@@ -15,7 +15,8 @@ int main(int argc, char** argv) {
   auto model = edgemt::Model::Load(argv[1]);
   if (!model.ok()) return std::fprintf(stderr, "%s\n", model.status().ToString().c_str()), 1;
   auto source = edgemt::Tokenizer::Create(*model.value(), edgemt::Tokenizer::Side::kSource);
-  auto target = edgemt::Tokenizer::Create(*model.value(), edgemt::Tokenizer::Side::kTarget);
+  auto target = edgemt::Tokenizer::Create(*model.value(), edgemt::Tokenizer::Side::kTarget,
+                                          source.ok() ? source.value().get() : nullptr);  // one copy of a joint vocabulary
   auto translator = edgemt::Translator::Create(model.value());
   if (!source.ok() || !target.ok() || !translator.ok()) {
     std::fprintf(stderr, "%s\n", (!source.ok() ? source.status() : !target.ok() ? target.status() : translator.status()).ToString().c_str());

@@ -60,7 +60,7 @@ Result<std::unique_ptr<LineTranslator>> LineTranslator::Create(const Options& op
     self->source_tokenizer_ = std::move(tokenizer.value());
   }
   if (!options.output_ids) {
-    auto tokenizer = Tokenizer::Create(*self->model_, Tokenizer::Side::kTarget);
+    auto tokenizer = Tokenizer::Create(*self->model_, Tokenizer::Side::kTarget, self->source_tokenizer_.get());
     if (!tokenizer.ok()) return tokenizer.status();
     self->target_tokenizer_ = std::move(tokenizer.value());
   }

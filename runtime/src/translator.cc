@@ -265,13 +265,12 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
   impl->decoder.Configure(weights, impl->limits.target, &linears);
   // Each layer's mapped weights go back to the OS as soon as XNNPACK holds
   // its packed copy, so that the file and the copies are never resident
-  // together. Still used in place: the embeddings, and a tied or int8 output
-  // projection (int8 rescoring reads its rows).
+  // together. Weights also read in place (the embeddings, which a tied
+  // projection shares, and the rows of an int8 projection that rescoring
+  // reads) come back page by page, only where they are used.
   const Model& mapped = *impl->model;
-  const LinearOp* in_place =
-      weights.config.tied_output || weights.output_projection.is_int8() ? &impl->decoder.output_projection() : nullptr;
-  EDGEMT_RETURN_IF_ERROR(PackLinears(linears, impl->pool, [&mapped, in_place](const LinearOp& linear) {
-    if (&linear != in_place) mapped.ReleasePages(linear.view().weight.data, linear.view().weight.bytes());
+  EDGEMT_RETURN_IF_ERROR(PackLinears(linears, impl->pool, [&mapped](const LinearOp& linear) {
+    mapped.ReleasePages(linear.view().weight.data, linear.view().weight.bytes());
   }));
   return std::unique_ptr<Translator>(new (std::nothrow) Translator(std::move(impl)));
 }

@@ -19,6 +19,8 @@
 #include "edgemt/translator.h"
 #include "test_model.h"
 #ifdef EDGEMT_WITH_SENTENCEPIECE
+#include <sentencepiece_processor.h>
+
 #include "edgemt/tokenizer.h"
 #endif
 
@@ -380,5 +382,51 @@ TEST_CASE("a tokenizer whose vocabulary disagrees with the model") {
   REQUIRE_FALSE(target.ok());
   CHECK(target.status().message().rfind("the target tokenizer has ", 0) == 0);
   CHECK(target.status().message().find(" pieces, the model's vocabulary has 31") != std::string::npos);
+}
+
+TEST_CASE("a target tokenizer can share the source's SentencePiece model") {
+  const std::string path = SentencePieceModelPath();
+  if (path.empty()) {
+    MESSAGE("skipped: no SentencePiece model (set EDGEMT_TEST_SPM, or provide ../shared/models/multi30k-ende/spm.model)");
+    return;
+  }
+  const std::vector<uint8_t> spm = ReadFile(path);
+  REQUIRE_FALSE(spm.empty());
+  sentencepiece::SentencePieceProcessor reference;
+  REQUIRE(reference.LoadFromSerializedProto(std::string_view(reinterpret_cast<const char*>(spm.data()), spm.size())).ok());
+  const int pieces = reference.GetPieceSize();
+  // Sizes that fit the tokenizer exactly, and one that does not.
+  for (int target_vocab : {pieces, pieces - 1}) {
+    CAPTURE(target_vocab);
+    TestModelSpec spec;
+    spec.source_vocab = pieces;
+    spec.target_vocab = target_vocab;
+    spec.mutate = [&spm](fb::ModelT& m) {
+      m.tokenizer = std::make_unique<fb::TokenizerT>();
+      m.tokenizer->source_model = spm;  // no target_model: one model serves both sides
+    };
+    edgemt::testing::TestModel test = edgemt::testing::LoadTestModel(spec);
+    auto source = Tokenizer::Create(*test.model, Tokenizer::Side::kSource);
+    REQUIRE_MESSAGE(source.ok(), source.status().ToString());
+    auto shared = Tokenizer::Create(*test.model, Tokenizer::Side::kTarget, source.value().get());
+    auto own = Tokenizer::Create(*test.model, Tokenizer::Side::kTarget);
+    // Sharing skips loading, not the checks against the model.
+    REQUIRE(shared.ok() == own.ok());
+    if (!own.ok()) {
+      CHECK(shared.status().message() == own.status().message());
+      continue;
+    }
+    std::vector<int32_t> ids;
+    REQUIRE(source.value()->Encode("Two dogs play in the snow.", &ids).ok());
+    std::string from_shared, from_own;
+    REQUIRE(shared.value()->Decode(ids.data(), ids.size(), &from_shared).ok());
+    REQUIRE(own.value()->Decode(ids.data(), ids.size(), &from_own).ok());
+    CHECK(from_shared.find("dogs") != std::string::npos);
+    CHECK(from_shared == from_own);
+    // The source tokenizer may go first: the shared model lives on.
+    source.value().reset();
+    REQUIRE(shared.value()->Decode(ids.data(), ids.size(), &from_shared).ok());
+    CHECK(from_shared == from_own);
+  }
 }
 #endif

@@ -20,8 +20,11 @@ class Tokenizer {
   enum class Side { kSource, kTarget };
 
   // Fails when the model has no tokenizer, or its vocabulary or special ids
-  // disagree with the model's.
-  static Result<std::unique_ptr<Tokenizer>> Create(const Model& model, Side side);
+  // disagree with the model's. `share`: another tokenizer of the same model
+  // file; when one SentencePiece model serves both languages, the new
+  // tokenizer uses the copy `share` loaded rather than loading its own
+  // (about 1.7 MB for an 8,000-piece model).
+  static Result<std::unique_ptr<Tokenizer>> Create(const Model& model, Side side, const Tokenizer* share = nullptr);
   ~Tokenizer();
 
   // The ids of `text`, without </s>.

@@ -15,6 +15,7 @@
 #include "layers/decoder.h"
 #include "layers/encoder.h"
 #include "ops/embedding.h"
+#include "thread_pool.h"
 #include "workspace.h"
 #include "xnnpack_memory.h"
 
@@ -113,6 +114,11 @@ struct Translator::Impl {
     const RunContext run = context();
     EDGEMT_RETURN_IF_ERROR(encoder.Run(sources, count, length, workspace, run));
     EDGEMT_RETURN_IF_ERROR(decoder.PrepareCrossAttention(count, length, workspace, run));
+    // Workers that just ran the encoder would spin through serial decoder steps.
+    const size_t rows = count * length;
+    if ((encoder.RunsInParallel(rows) || decoder.CrossAttentionRunsInParallel(rows)) &&
+        !decoder.StepRunsInParallel(count))
+      ParkWorkers(pool);
     batch_count = count;
     batch_length = length;
     next_step = 0;
@@ -195,6 +201,7 @@ struct Translator::Impl {
     }
     for (size_t s = 0; s < count; ++s)
       outputs[s] = TokenIds{workspace.output_ids + s * limits.target, static_cast<size_t>(workspace.output_lengths[s])};
+    if (decoder.StepRunsInParallel(count)) ParkWorkers(pool);  // else they are parked already
     return Status::Ok();
   }
 

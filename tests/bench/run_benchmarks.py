@@ -438,6 +438,18 @@ def translate_rss(bins, model_file, source, threads, fixed, limit, work):
                 sentences=limit or sum(1 for _ in open(source)), command=COMMANDS[-1], output=out)
 
 
+def thread_pairs(bins, model_file, source, fixed, limit, rounds):
+    """1 vs 2 threads in alternating child processes (t1, t2, t1, t2, ...): on this VM the speed of the machine
+    drifts by up to ~10% over minutes, which separate runs would book to the thread count."""
+    pairs = []
+    for _ in range(rounds):
+        ms = [bench(bins, model_file, source, t, 1, 1, limit, fixed, 0)["min_ms_per_sentence"] for t in (1, 2)]
+        pairs.append(ms)
+    ratios = sorted(b / a for a, b in pairs)
+    return dict(rounds=rounds, limit=limit, ms_t1_t2=[[round(a, 4), round(b, 4)] for a, b in pairs],
+                median_ratio=round(statistics.median(ratios), 4))
+
+
 def load_times(bins, model_file, source, fixed, runs, threads):
     values, model_values = [], []
     for _ in range(runs):
@@ -543,18 +555,20 @@ def plan(quick, repeat):
     limit: EdgeMT batch-1 sources per dtype (0 = all); batch32: sources at batch 32; torch: PyTorch sources
     per dtype at (1, 2) threads (0 = all)."""
     if quick:
-        return dict(repeat=1, profile_passes=1, load_runs=2,
-                    multi30k=dict(limit=dict(int8=40, float32=40), torch=dict(int8=(10, 10), float32=(10, 10))),
+        return dict(repeat=1, profile_passes=1, load_runs=2, pair_rounds=1,
+                    multi30k=dict(limit=dict(int8=40, float32=40), torch=dict(int8=(10, 10), float32=(10, 10)),
+                                  pairs=dict(int8=20, float32=10)),
                     tiny=dict(limit=dict(int8=8, float32=8), batch32=dict(int8=32, float32=32),
-                              torch=dict(int8=(3, 3), float32=(3, 3))),
+                              torch=dict(int8=(3, 3), float32=(3, 3)), pairs=dict(int8=4, float32=2)),
                     base=dict(limit=dict(int8=4, float32=2), batch32=dict(int8=32, float32=32),
-                              torch=dict(int8=(1, 1), float32=(1, 1))))
-    return dict(repeat=repeat, profile_passes=1, load_runs=5,
-                multi30k=dict(limit=dict(int8=0, float32=0), torch=dict(int8=(0, 100), float32=(100, 100))),
+                              torch=dict(int8=(1, 1), float32=(1, 1)), pairs=dict(int8=2, float32=1)))
+    return dict(repeat=repeat, profile_passes=1, load_runs=5, pair_rounds=5,
+                multi30k=dict(limit=dict(int8=0, float32=0), torch=dict(int8=(0, 100), float32=(100, 100)),
+                              pairs=dict(int8=250, float32=100)),
                 tiny=dict(limit=dict(int8=0, float32=0), batch32=dict(int8=96, float32=96),
-                          torch=dict(int8=(0, 0), float32=(0, 0))),
+                          torch=dict(int8=(0, 0), float32=(0, 0)), pairs=dict(int8=50, float32=20)),
                 base=dict(limit=dict(int8=0, float32=40), batch32=dict(int8=96, float32=64),
-                          torch=dict(int8=(20, 20), float32=(20, 20))))
+                          torch=dict(int8=(20, 20), float32=(20, 20)), pairs=dict(int8=10, float32=5)))
 
 
 def measure(args, bins, models, fixed_ids, work, env, env_note):
@@ -595,6 +609,8 @@ def measure(args, bins, models, fixed_ids, work, env, env_note):
                                                            cfg["batch32"][dtype], fixed, 1)
                 log("%s %s: peak RSS of edgemt-translate, %d thread(s)" % (name, dtype, threads))
                 r["rss_t%d" % threads] = translate_rss(bins, f, source, threads, fixed, limit, work)
+            log("%s %s: 1 vs 2 threads, alternating" % (name, dtype))
+            r["thread_pairs"] = thread_pairs(bins, f, source, fixed, cfg["pairs"][dtype], p["pair_rounds"])
             results["edgemt"][name][dtype] = r
     if not args.skip_torch:
         for name, m in models.items():
@@ -700,13 +716,16 @@ def evaluate_goals(results, models):
     worse = []
     for name in E:
         for dtype in ("int8", "float32"):
-            r = E[name][dtype]["runs"]
-            a, b = r["b1_t1"]["median_ms_per_sentence"], r["b1_t2"]["median_ms_per_sentence"]
-            if b > a * 1.02:
-                worse.append("%s %s: %.3f -> %.3f ms (+%.1f%%; other load %.2f / %.2f cores)" % (
-                    name, dtype, a, b, 100.0 * (b / a - 1), r["b1_t1"].get("other_load", 0.0),
-                    r["b1_t2"].get("other_load", 0.0)))
-    add("a 2nd thread never makes batch-1 latency worse (2% tolerance for noise)", "t2 <= t1",
+            tp = E[name][dtype].get("thread_pairs")
+            if tp is None:  # a JSON from before the alternating comparison
+                r = E[name][dtype]["runs"]
+                ratio = r["b1_t2"]["median_ms_per_sentence"] / r["b1_t1"]["median_ms_per_sentence"]
+            else:
+                ratio = tp["median_ratio"]
+            if ratio > 1.02:
+                worse.append("%s %s: 2 threads take %.3fx the time of 1" % (name, dtype, ratio))
+    add("a 2nd thread never makes batch-1 latency worse (median of alternating 1/2-thread runs, 2% tolerance)",
+        "t2 <= t1",
         "%d of %d configurations worse" % (len(worse), 2 * len(E)), not worse, "; ".join(worse) or "none worse")
     if "base" in E:
         shares = [E["base"]["int8"]["runs"]["b1_t%d" % t]["profile"]["decoder_per_step"]["xnnpack_share"]
@@ -825,16 +844,21 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
                     fmt(r["min_ms_per_sentence"], 3), fmt(r.get("median_sentence_ms"), 3), fmt(r["tokens_per_s"], 0),
                     fmt(r["best_tokens_per_s"], 0), fmt(tms, 1), tnote, ratio, r.get("other_load", 0.0)))
     w("")
-    w("2 threads vs 1 (batch 1, median ms per sentence; < 1 is faster):")
+    w("2 threads vs 1 (batch 1, time with 2 threads / time with 1; < 1 is faster). *separate runs*: the medians "
+      "above; *alternating*: %d rounds of a 1-thread and a 2-thread process, one after the other, on the first N "
+      "sources (median of the per-round ratios; the goal is judged on this one, because the machine's speed "
+      "drifts between separate runs):" % P.get("pair_rounds", 0))
     w("")
-    w("| Model | int8 | float32 |")
-    w("|---|---|---|")
+    w("| Model | int8: separate runs | int8: alternating (N) | float32: separate runs | float32: alternating (N) |")
+    w("|---|---|---|---|---|")
     for name in E:
         cells = []
         for dtype in ("int8", "float32"):
             r = E[name][dtype]["runs"]
             cells.append("%.3f" % (r["b1_t2"]["median_ms_per_sentence"] / r["b1_t1"]["median_ms_per_sentence"]))
-        w("| %s | %s | %s |" % (name, cells[0], cells[1]))
+            tp = E[name][dtype].get("thread_pairs")
+            cells.append("%.3f (%d)" % (tp["median_ratio"], tp["limit"]) if tp else "–")
+        w("| %s | %s |" % (name, " | ".join(cells)))
     w("")
 
     # Batch 32

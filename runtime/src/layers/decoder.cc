@@ -25,7 +25,18 @@ void Decoder::Configure(const ModelWeights& weights, size_t cache_length, std::v
   }
   output_projection_.Configure(weights.output_projection, false, "output projection");
   to_pack->push_back(&output_projection_);
+  step_linears_.clear();
+  cross_linears_.clear();
+  for (const Layer& layer : layers_) {
+    cross_linears_.insert(cross_linears_.end(), {&layer.cross_attention.key, &layer.cross_attention.value});
+    const AttentionOps& self = layer.self_attention;
+    const AttentionOps& cross = layer.cross_attention;
+    step_linears_.insert(step_linears_.end(), {&self.query, &self.key, &self.value, &self.output, &cross.query,
+                                               &cross.output, &layer.feed_forward.up(), &layer.feed_forward.down()});
+  }
+  step_linears_.push_back(&output_projection_);
 }
+
 
 Status Decoder::PrepareCrossAttention(size_t count, size_t source_length, Workspace& workspace,
                                       const RunContext& context) const {

@@ -28,6 +28,11 @@ class Decoder {
   Status Step(const int32_t* tokens, size_t count, size_t step, size_t source_length, bool float_logits,
               Workspace& workspace, const RunContext& context) const;
 
+  // Whether PrepareCrossAttention over `rows` rows (count x source length),
+  // or a Step over `count` sentences, uses the thread pool.
+  bool CrossAttentionRunsInParallel(size_t rows) const { return AnyRunsInParallel(cross_linears_, rows); }
+  bool StepRunsInParallel(size_t count) const { return AnyRunsInParallel(step_linears_, count); }
+
   const LinearOp& output_projection() const { return output_projection_; }
   // Rows [count, d] the last Step fed to the output projection.
   const float* projection_input(const Workspace& workspace) const;
@@ -45,6 +50,8 @@ class Decoder {
   size_t cache_length_ = 0;
   std::vector<Layer> layers_;
   LinearOp output_projection_;
+  std::vector<const LinearOp*> cross_linears_;  // the cross-attention keys and values
+  std::vector<const LinearOp*> step_linears_;   // the others
 };
 
 }  // namespace edgemt

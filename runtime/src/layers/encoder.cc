@@ -19,6 +19,12 @@ void Encoder::Configure(const ModelWeights& weights, std::vector<LinearOp*>* to_
     layers_[i].self_attention_norm = view.self_attention_norm;
     layers_[i].feed_forward_norm = view.feed_forward_norm;
   }
+  linears_.clear();
+  for (const Layer& layer : layers_) {
+    const AttentionOps& self = layer.self_attention;
+    linears_.insert(linears_.end(), {&self.query, &self.key, &self.value, &self.output, &layer.feed_forward.up(),
+                                     &layer.feed_forward.down()});
+  }
 }
 
 Status Encoder::Run(const TokenIds* sources, size_t count, size_t length, Workspace& workspace,

@@ -14,6 +14,9 @@ class Encoder {
   // Configures the layers and adds the linear ones to `to_pack`, which the
   // caller packs (PackLinears) before the first Run.
   void Configure(const ModelWeights& weights, std::vector<LinearOp*>* to_pack);
+  // Whether Run over `rows` rows (count x length) uses the thread pool.
+  bool RunsInParallel(size_t rows) const { return AnyRunsInParallel(linears_, rows); }
+
   // Encodes `count` sources padded to `length` rows each. Writes
   // workspace.memory and workspace.key_mask.
   Status Run(const TokenIds* sources, size_t count, size_t length, Workspace& workspace,
@@ -28,6 +31,7 @@ class Encoder {
   };
   const ModelWeights* weights_ = nullptr;
   std::vector<Layer> layers_;
+  std::vector<const LinearOp*> linears_;
 };
 
 }  // namespace edgemt

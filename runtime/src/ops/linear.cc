@@ -132,12 +132,22 @@ Status PackLinears(const std::vector<LinearOp*>& linears, pthreadpool_t pool,
   return Status::Ok();
 }
 
+bool LinearOp::RunsInParallel(size_t rows) const {
+  return rows * static_cast<size_t>(in_features_) * static_cast<size_t>(out_features_) >= kMinParallelMacs;
+}
+
+bool AnyRunsInParallel(const std::vector<const LinearOp*>& linears, size_t rows) {
+  for (const LinearOp* linear : linears) {
+    if (linear->RunsInParallel(rows)) return true;
+  }
+  return false;
+}
+
 Status LinearOp::RunToInt8(const float* in, size_t rows, const LinearScratch& scratch, pthreadpool_t pool,
                            TranslationProfile* profile) const {
   if (!int8_) return Status(StatusCode::kInternal, "RunToInt8 on a float layer");
   if (rows == 0) return Status::Ok();
-  const size_t macs = rows * static_cast<size_t>(in_features_) * static_cast<size_t>(out_features_);
-  pthreadpool_t threads = macs >= kMinParallelMacs ? pool : nullptr;
+  pthreadpool_t threads = RunsInParallel(rows) ? pool : nullptr;
   {
     ScopedTimer timer(profile, TimeCategory::kOther);
     QuantizeInt8(in, rows * in_features_, view_.input_quant.scale, view_.input_quant.zero_point, scratch.input);
@@ -153,8 +163,7 @@ Status LinearOp::RunToInt8(const float* in, size_t rows, const LinearScratch& sc
 Status LinearOp::Run(const float* in, size_t rows, float* out, const LinearScratch& scratch, pthreadpool_t pool,
                      TranslationProfile* profile) const {
   if (rows == 0) return Status::Ok();
-  const size_t macs = rows * static_cast<size_t>(in_features_) * static_cast<size_t>(out_features_);
-  pthreadpool_t threads = macs >= kMinParallelMacs ? pool : nullptr;
+  pthreadpool_t threads = RunsInParallel(rows) ? pool : nullptr;
   xnn_status status;
   if (!int8_) {
     ScopedTimer timer(profile, TimeCategory::kXnnpack);

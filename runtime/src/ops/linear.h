@@ -50,6 +50,9 @@ class LinearOp {
   Status RunToInt8(const float* in, size_t rows, const LinearScratch& scratch, pthreadpool_t pool,
                    TranslationProfile* profile) const;
 
+  // Whether Run over `rows` rows uses the pool (see kMinParallelMacs).
+  bool RunsInParallel(size_t rows) const;
+
   int in_features() const { return in_features_; }
   int out_features() const { return out_features_; }
   bool is_int8() const { return int8_; }
@@ -64,6 +67,9 @@ class LinearOp {
   int out_features_ = 0;
   bool int8_ = false;
 };
+
+// Whether any of `linears` run over `rows` rows uses the pool.
+bool AnyRunsInParallel(const std::vector<const LinearOp*>& linears, size_t rows);
 
 // Packs every layer, on the pool's threads when there is one, and calls
 // `after_pack` for each layer as soon as it is packed (on that thread).

@@ -34,6 +34,8 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side si
     if (!loaded.ok())
       return Status(StatusCode::kInvalidModel, std::string("the ") + what + " cannot be loaded: " + loaded.ToString());
     impl->processor = std::move(processor);
+    // SentencePiece keeps its own parsed copy: the mapped bytes are not needed.
+    model.ReleasePages(bytes.data(), bytes.size());
   }
   const sentencepiece::SentencePieceProcessor& processor = *impl->processor;
   const ModelConfig& config = model.config();

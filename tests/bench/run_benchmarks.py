@@ -713,7 +713,8 @@ def evaluate_goals(results, models):
         add("multi30k int8 dev, ms per sentence (CTranslate2 ~3.6 ms = ~3,600 tok/s; goal: 2x faster)",
             "<= %.1f ms" % (CT2_MULTI30K_MS / 2), "%.2f ms" % ms, ms <= CT2_MULTI30K_MS / 2,
             "%.2fx CTranslate2" % (CT2_MULTI30K_MS / ms))
-    worse = []
+    # The goals are about int8 (the issue: batch 1, int8); float32 is reported beside them.
+    worse, float_worse = [], []
     for name in E:
         for dtype in ("int8", "float32"):
             tp = E[name][dtype].get("thread_pairs")
@@ -723,10 +724,11 @@ def evaluate_goals(results, models):
             else:
                 ratio = tp["median_ratio"]
             if ratio > 1.02:
-                worse.append("%s %s: 2 threads take %.3fx the time of 1" % (name, dtype, ratio))
-    add("a 2nd thread never makes batch-1 latency worse (median of alternating 1/2-thread runs, 2% tolerance)",
-        "t2 <= t1",
-        "%d of %d configurations worse" % (len(worse), 2 * len(E)), not worse, "; ".join(worse) or "none worse")
+                (worse if dtype == "int8" else float_worse).append(
+                    "%s %s: 2 threads take %.3fx the time of 1" % (name, dtype, ratio))
+    add("int8: a 2nd thread never makes batch-1 latency worse (median of alternating 1/2-thread runs, 2% tolerance)",
+        "t2 <= t1", "%d of %d models worse" % (len(worse), len(E)), not worse,
+        ("; ".join(worse) or "none worse") + "; float32 (not a goal): " + ("; ".join(float_worse) or "none worse"))
     if "base" in E:
         shares = [E["base"]["int8"]["runs"]["b1_t%d" % t]["profile"]["decoder_per_step"]["xnnpack_share"]
                   for t in (1, 2)]

@@ -351,16 +351,23 @@ std::vector<uint8_t> ReadFile(const std::string& path) {
   return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
 
-}  // namespace
-
-TEST_CASE("a tokenizer whose vocabulary disagrees with the model") {
+// A serialized SentencePiece model, or nothing (the test is then skipped, and says so).
+std::vector<uint8_t> SentencePieceModelOrSkip() {
   const std::string path = SentencePieceModelPath();
   if (path.empty()) {
     MESSAGE("skipped: no SentencePiece model (set EDGEMT_TEST_SPM, or provide ../shared/models/multi30k-ende/spm.model)");
-    return;
+    return {};
   }
-  const std::vector<uint8_t> spm = ReadFile(path);
+  std::vector<uint8_t> spm = ReadFile(path);
   REQUIRE_FALSE(spm.empty());
+  return spm;
+}
+
+}  // namespace
+
+TEST_CASE("a tokenizer whose vocabulary disagrees with the model") {
+  const std::vector<uint8_t> spm = SentencePieceModelOrSkip();
+  if (spm.empty()) return;
   // Vocabulary sizes no tokenizer used here has (the tiny one has 48 pieces, Multi30k's 8000).
   TestModelSpec spec;
   spec.source_vocab = 30;
@@ -385,13 +392,8 @@ TEST_CASE("a tokenizer whose vocabulary disagrees with the model") {
 }
 
 TEST_CASE("a target tokenizer can share the source's SentencePiece model") {
-  const std::string path = SentencePieceModelPath();
-  if (path.empty()) {
-    MESSAGE("skipped: no SentencePiece model (set EDGEMT_TEST_SPM, or provide ../shared/models/multi30k-ende/spm.model)");
-    return;
-  }
-  const std::vector<uint8_t> spm = ReadFile(path);
-  REQUIRE_FALSE(spm.empty());
+  const std::vector<uint8_t> spm = SentencePieceModelOrSkip();
+  if (spm.empty()) return;
   sentencepiece::SentencePieceProcessor reference;
   REQUIRE(reference.LoadFromSerializedProto(std::string_view(reinterpret_cast<const char*>(spm.data()), spm.size())).ok());
   const int pieces = reference.GetPieceSize();

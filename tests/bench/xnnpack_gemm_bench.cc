@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "lcg.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -45,17 +47,7 @@ const Shape kShapes[] = {
     {"base.projection 512x32000", 512, 32000},
 };
 
-class Lcg {
- public:
-  explicit Lcg(uint32_t seed) : state_(seed) {}
-  uint32_t Next() {
-    state_ = state_ * 1664525u + 1013904223u;
-    return state_ >> 8;
-  }
-
- private:
-  uint32_t state_;
-};
+using edgemt::testing::Lcg;
 
 // Creates one operator for the shape; weights random.
 xnn_operator_t Create(const Shape& s, bool int8, Lcg* lcg) {

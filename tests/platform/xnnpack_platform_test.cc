@@ -20,6 +20,8 @@
 #include <string>
 #include <vector>
 
+#include "lcg.h"
+
 #if defined(__linux__) && (defined(__arm__) || defined(__aarch64__))
 #include <sys/auxv.h>
 #define EDGEMT_TEST_HAS_AUXV 1
@@ -43,22 +45,7 @@ const char* ArchName() {
 
 std::string Flag(const char* name, bool on) { return std::string(" ") + name + (on ? "=yes" : "=no"); }
 
-// A deterministic pseudo-random sequence (no dependence on <random>'s
-// implementation, so every platform sees the same data).
-class Lcg {
- public:
-  explicit Lcg(uint32_t seed) : state_(seed) {}
-  uint32_t Next() {
-    state_ = state_ * 1664525u + 1013904223u;
-    return state_ >> 8;
-  }
-  // Uniform in [lo, hi].
-  int Int(int lo, int hi) { return lo + static_cast<int>(Next() % static_cast<uint32_t>(hi - lo + 1)); }
-  float Float(float lo, float hi) { return lo + (hi - lo) * static_cast<float>(Next() & 0xFFFF) / 65535.0f; }
-
- private:
-  uint32_t state_;
-};
+using edgemt::testing::Lcg;
 
 struct XnnpackSession {
   XnnpackSession() : status(xnn_initialize(nullptr)) {}

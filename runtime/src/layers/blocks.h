@@ -34,8 +34,6 @@ class FeedForwardOps {
                  std::vector<LinearOp*>* to_pack);
   // out = down(activation(up(in))); uses buffers.hidden.
   Status Run(const float* in, size_t rows, float* out, const StackBuffers& buffers, const RunContext& context) const;
-  const LinearOp& up() const { return up_; }
-  const LinearOp& down() const { return down_; }
 
  private:
   LinearOp up_, down_;

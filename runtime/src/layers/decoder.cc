@@ -1,5 +1,7 @@
 #include "layers/decoder.h"
 
+#include <algorithm>
+#include <cstddef>
 #include <cstring>
 
 #include "ops/attention.h"
@@ -12,6 +14,7 @@ namespace edgemt {
 void Decoder::Configure(const ModelWeights& weights, size_t cache_length, std::vector<LinearOp*>* to_pack) {
   weights_ = &weights;
   cache_length_ = cache_length;
+  const size_t first = to_pack->size();
   layers_.resize(weights.decoder_layers.size());
   for (size_t i = 0; i < layers_.size(); ++i) {
     const DecoderLayerView& view = weights.decoder_layers[i];
@@ -25,18 +28,16 @@ void Decoder::Configure(const ModelWeights& weights, size_t cache_length, std::v
   }
   output_projection_.Configure(weights.output_projection, false, "output projection");
   to_pack->push_back(&output_projection_);
-  step_linears_.clear();
+  // The cross-attention keys and values run once per source; every other
+  // layer runs in each step.
   cross_linears_.clear();
-  for (const Layer& layer : layers_) {
+  for (const Layer& layer : layers_)
     cross_linears_.insert(cross_linears_.end(), {&layer.cross_attention.key, &layer.cross_attention.value});
-    const AttentionOps& self = layer.self_attention;
-    const AttentionOps& cross = layer.cross_attention;
-    step_linears_.insert(step_linears_.end(), {&self.query, &self.key, &self.value, &self.output, &cross.query,
-                                               &cross.output, &layer.feed_forward.up(), &layer.feed_forward.down()});
+  step_linears_.clear();
+  for (auto it = to_pack->begin() + static_cast<std::ptrdiff_t>(first); it != to_pack->end(); ++it) {
+    if (std::find(cross_linears_.begin(), cross_linears_.end(), *it) == cross_linears_.end()) step_linears_.push_back(*it);
   }
-  step_linears_.push_back(&output_projection_);
 }
-
 
 Status Decoder::PrepareCrossAttention(size_t count, size_t source_length, Workspace& workspace,
                                       const RunContext& context) const {

@@ -1,5 +1,6 @@
 #include "layers/encoder.h"
 
+#include <cstddef>
 #include <cstring>
 
 #include "ops/attention.h"
@@ -11,6 +12,7 @@ namespace edgemt {
 
 void Encoder::Configure(const ModelWeights& weights, std::vector<LinearOp*>* to_pack) {
   weights_ = &weights;
+  const size_t first = to_pack->size();
   layers_.resize(weights.encoder_layers.size());
   for (size_t i = 0; i < layers_.size(); ++i) {
     const EncoderLayerView& view = weights.encoder_layers[i];
@@ -19,12 +21,7 @@ void Encoder::Configure(const ModelWeights& weights, std::vector<LinearOp*>* to_
     layers_[i].self_attention_norm = view.self_attention_norm;
     layers_[i].feed_forward_norm = view.feed_forward_norm;
   }
-  linears_.clear();
-  for (const Layer& layer : layers_) {
-    const AttentionOps& self = layer.self_attention;
-    linears_.insert(linears_.end(), {&self.query, &self.key, &self.value, &self.output, &layer.feed_forward.up(),
-                                     &layer.feed_forward.down()});
-  }
+  linears_.assign(to_pack->begin() + static_cast<std::ptrdiff_t>(first), to_pack->end());
 }
 
 Status Encoder::Run(const TokenIds* sources, size_t count, size_t length, Workspace& workspace,

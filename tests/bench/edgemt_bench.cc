@@ -183,7 +183,7 @@ int main(int argc, char** argv) {
   std::unique_ptr<edgemt::Tokenizer> source_tokenizer, target_tokenizer;
   if (!args.input_text.empty() || !args.output.empty()) {
     auto s = edgemt::Tokenizer::Create(*model.value(), edgemt::Tokenizer::Side::kSource);
-    auto t = edgemt::Tokenizer::Create(*model.value(), edgemt::Tokenizer::Side::kTarget);
+    auto t = edgemt::Tokenizer::Create(*model.value(), edgemt::Tokenizer::Side::kTarget, s.ok() ? s.value().get() : nullptr);
     if (!args.input_text.empty() && !s.ok()) return Fail(s.status().ToString());
     if (s.ok()) source_tokenizer = std::move(s.value());
     if (t.ok()) target_tokenizer = std::move(t.value());

@@ -1093,6 +1093,12 @@ def wait_quiet(seconds, threshold):
     return waited
 
 
+def analysis_text(quick):
+    """tests/bench/ANALYSIS.md, the hand-written part of the report (not for quick runs: it discusses full ones)."""
+    path = os.path.join(HERE, "ANALYSIS.md")
+    return open(path).read() if os.path.exists(path) and not quick else ""
+
+
 def rewrite_report(args):
     """BENCHMARKS.md again from BENCHMARKS.json and the current ANALYSIS.md: same figures, same commands."""
     out = args.out or os.path.join(REPO, "BENCHMARKS.md")
@@ -1102,9 +1108,8 @@ def rewrite_report(args):
         return os.path.join(REPO, path) if not os.path.isabs(path) else path
     models = {n: dict(kind=m["kind"], conversions=m["conversions"],
                       files={d: absolute(p) for d, p in m["files"].items()}) for n, m in data["models"].items()}
-    notes = os.path.join(HERE, "ANALYSIS.md")
-    notes_text = open(notes).read() if os.path.exists(notes) and not data["meta"]["quick"] else ""
-    write_report(out, data["results"], data["meta"], models, data["goals"], data["xnnpack_threads"], notes_text)
+    write_report(out, data["results"], data["meta"], models, data["goals"], data["xnnpack_threads"],
+                 analysis_text(data["meta"]["quick"]))
     log("rewrote %s from %s" % (rel(out), rel(os.path.splitext(out)[0] + ".json")))
 
 
@@ -1189,9 +1194,7 @@ def main():
     meta["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     meta["commands"] = COMMANDS
     goals = evaluate_goals(results, models)
-    notes = os.path.join(HERE, "ANALYSIS.md")
-    notes_text = open(notes).read() if os.path.exists(notes) and not args.quick else ""
-    write_report(out, results, meta, models, goals, xnn, notes_text)
+    write_report(out, results, meta, models, goals, xnn, analysis_text(args.quick))
     text = json.dumps(dict(meta=meta, goals=goals, results=results, xnnpack_threads=xnn,
                            models={n: dict(kind=m["kind"], files={d: rel(p) for d, p in m["files"].items()},
                                            conversions=m["conversions"]) for n, m in models.items()}),

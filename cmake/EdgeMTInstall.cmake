@@ -43,9 +43,9 @@ if(TARGET edgemt-translate)
   install(TARGETS edgemt-translate RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 
-# A prefix to copy to a device: the dependencies' shared libraries (Debian
-# ships no static archives of XNNPACK, pthreadpool, cpuinfo, SentencePiece)
-# installed beside libedgemt, found by the installed programs through their
+# A prefix to copy to a device: SentencePiece's shared library with its own
+# dependencies (Debian ships no static archive of it; XNNPACK, pthreadpool
+# and cpuinfo are inside libedgemt) installed beside libedgemt, found by the installed programs through their
 # RPATH ($ORIGIN/../lib). On by default when cross-compiling (the libraries
 # come from the sysroot); the device needs only its libc and libstdc++ (GCC 12
 # or newer, e.g. Debian 12 / Raspberry Pi OS bookworm).
@@ -53,7 +53,7 @@ option(EDGEMT_INSTALL_RUNTIME_DEPS
   "Install the dependencies' shared libraries with EdgeMT (a self-contained prefix for a device)"
   ${CMAKE_CROSSCOMPILING})
 if(EDGEMT_INSTALL_RUNTIME_DEPS)
-  set(_edgemt_runtime_libs ${XNNPACK_LIBRARY} ${PTHREADPOOL_LIBRARY} ${CPUINFO_LIBRARY})
+  set(_edgemt_runtime_libs "")
   if(EDGEMT_WITH_SENTENCEPIECE)
     list(APPEND _edgemt_runtime_libs ${SENTENCEPIECE_LIBRARY})
   endif()
@@ -93,11 +93,12 @@ install(FILES ${PROJECT_BINARY_DIR}/EdgeMTConfig.cmake ${PROJECT_BINARY_DIR}/Edg
 # pkg-config: paths relative to the .pc file, so that --prefix at install
 # time is honoured. A static library lists its dependencies in Libs (a plain
 # `pkg-config --libs edgemt` then links), a shared one in Libs.private.
-set(EDGEMT_PC_DEPS "-lXNNPACK -lpthreadpool -lcpuinfo")
+# XNNPACK, pthreadpool and cpuinfo are inside libedgemt.
+set(EDGEMT_PC_DEPS "")
 if(EDGEMT_WITH_SENTENCEPIECE)
-  string(APPEND EDGEMT_PC_DEPS " -lsentencepiece")
+  string(APPEND EDGEMT_PC_DEPS "-lsentencepiece ")
 endif()
-string(APPEND EDGEMT_PC_DEPS " -pthread")
+string(APPEND EDGEMT_PC_DEPS "-pthread -lm")
 if(EDGEMT_STATIC_LIBRARY)
   set(EDGEMT_PC_LIBS "-L\${libdir} -ledgemt ${EDGEMT_PC_DEPS}")
   set(EDGEMT_PC_LIBS_PRIVATE "")

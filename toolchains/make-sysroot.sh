@@ -2,8 +2,9 @@
 # Usage: toolchains/make-sysroot.sh ARCH DIR        (ARCH: arm64 | armhf)
 #
 # Builds a sysroot for cross-compiling EdgeMT in DIR: Debian's ARCH builds of
-# its dependencies (XNNPACK, pthreadpool, cpuinfo, SentencePiece with their
-# runtime dependency closure, plus the FlatBuffers and doctest headers),
+# its Debian-packaged dependencies (SentencePiece with its runtime dependency
+# closure, plus the FlatBuffers and doctest headers; XNNPACK, pthreadpool and
+# cpuinfo are built from source by tools/kernel-deps.sh),
 # fetched with `apt-get download` and unpacked with `dpkg -x`. Nothing is
 # installed on the host: apt runs with a private state directory and
 # APT::Architecture=ARCH, reading the host's own sources list (or the one in
@@ -22,7 +23,7 @@ set -euo pipefail
 
 # Bump when the package list or the layout changes: the toolchain files then
 # rebuild existing sysroots.
-format=1
+format=2
 
 usage() { echo "usage: $0 arm64|armhf DIR" >&2; exit 2; }
 [ $# -eq 2 ] || usage
@@ -40,8 +41,8 @@ fi
 
 # Shared libraries needed at run time (with their Depends closure) and
 # development packages (headers, .so links) taken without their Depends.
-runtime_packages=(libxnnpack0 libpthreadpool0 libcpuinfo0 libsentencepiece0)
-dev_packages=(libxnnpack-dev libpthreadpool-dev libcpuinfo-dev libsentencepiece-dev
+runtime_packages=(libsentencepiece0)
+dev_packages=(libsentencepiece-dev
               libflatbuffers-dev doctest-dev)
 # Provided by the cross compiler's runtime (/usr/<triplet>/lib): not fetched.
 toolchain_packages=" libc6 libgcc-s1 libstdc++6 gcc-12-base libatomic1 libgomp1 libasan8 libubsan1 "

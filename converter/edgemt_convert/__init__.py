@@ -9,12 +9,14 @@ Modules (one idea each):
   tokenizer       SentencePiece checks against the config
   schema          flatc --python code generation for schema/edgemt.fbs
   writer, reader  model_ir <-> .edgemt bytes
-  quant           the int8 arithmetic of docs/int8.md
+  quant           the int8 arithmetic of docs/int8.md (per-row weights, per-row dynamic inputs)
+  linalg          fast float GEMMs and exact integer GEMMs on oneDNN
+  int8_model      float model_ir -> int8 model_ir, per-tensor weight errors
   reference_model PyTorch forward pass of a model_ir (float or int8 simulation)
   decode          the shared greedy decoding rule
-  calibrate       activation statistics and clipping-range search
-  convert         the conversion pipeline, summary
+  convert         the conversion pipeline; summary: its report
+  outfile         atomic output writing
   cli, reference_cli   the two executables
 """
 
-__version__ = "1.0.0"
+__version__ = "2.0.0"

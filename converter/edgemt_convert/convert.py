@@ -2,10 +2,12 @@
 
   load + validate (config.json, tokenizer, model.pt)  -> float model_ir
   float32: write it.
-  int8:    calibrate (float greedy outputs, teacher-forced statistics),
-           quantize, choose Linears to keep float (auto: see choose_keep_float),
-           check int8 against float greedy output on the calibration inputs,
-           write it with the calibration report in Metadata.
+  int8:    quantize the weights per row (int8_model), keeping the Linears
+           named by --keep-float in float32; write it with the quantization
+           report in Metadata.quantization_summary.
+
+Nothing is calibrated (docs/int8.md, format 2.0): the int8 file is a function
+of the checkpoint alone.
 """
 import os
 import sys
@@ -13,24 +15,14 @@ import time
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-import torch
-
 from . import __version__
 from . import model_ir as ir
 from .build import build_float_model
-from .calibration_data import calibration_sources
 from .checkpoint import load_state_dict
 from .config import load_config
-from .decode import greedy
 from .errors import ConversionError
 from .outfile import check_writable, write_atomic
-from .reference_model import ReferenceModel
-from .tokenizer import load_processor, load_tokenizer
-
-# auto keep-float: a Linear whose int8 output error (alone, on calibration
-# data) exceeds this stays float, worst first, while the file fits the budget.
-AUTO_FLOAT_ERROR = 0.04
-DEFAULT_MAX_SIZE_RATIO = 0.30
+from .tokenizer import load_tokenizer
 
 
 @dataclass
@@ -38,14 +30,9 @@ class Options:
     checkpoint: str
     out: str
     dtype: str = "int8"
-    calibration: Optional[str] = None
-    calibration_ids: Optional[str] = None
-    calibration_size: Optional[int] = None
-    keep_float: str = "auto"              # "auto", "none" or comma-separated Linear names
-    max_size_ratio: float = DEFAULT_MAX_SIZE_RATIO
+    keep_float: str = "none"              # "none" or comma-separated Linear names
     source_language: Optional[str] = None
     target_language: Optional[str] = None
-    batch_size: int = 32
     progress: bool = True
 
 
@@ -64,7 +51,7 @@ class Steps:
         self.enabled = enabled
         self.timings = []
 
-    def bar(self, desc, total, unit="sent"):
+    def bar(self, desc, total, unit="tensor"):
         from tqdm import tqdm
         return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, disable=not self.enabled,
                     leave=False, dynamic_ncols=True)
@@ -100,25 +87,28 @@ def convert(opts, out=None):
     steps = Steps(opts.progress)
     t0 = time.perf_counter()
     model, cfg, notes = load_float_model(opts.checkpoint, opts.source_language, opts.target_language, opts.dtype)
+    keep = parse_keep_float(opts.keep_float, model)
+    if keep and opts.dtype != "int8":
+        raise ConversionError("--keep-float applies to int8 files only")
     steps.timed("load", t0)
     checkpoint_size = os.path.getsize(os.path.join(opts.checkpoint, "model.pt"))
 
-    calib = None
+    quant = None
     if opts.dtype == "int8":
-        model, calib = _to_int8(model, cfg, opts, steps, checkpoint_size, notes)
+        model, quant = to_int8(model, keep, steps)
 
     from .summary import summarize
     t0 = time.perf_counter()
     data = serialize(model)
-    text = summarize(model, len(data), checkpoint_size, notes, calib, opts)
-    if calib is not None:
-        # An int8 file carries its own calibration report, which states the
+    text = summarize(model, len(data), checkpoint_size, notes, quant, opts)
+    if quant is not None:
+        # An int8 file carries its own quantization report, which states the
         # file's size: settle the size with the report inside (the number
         # of digits rarely changes, so this loops once or twice).
         for _ in range(5):
-            model.metadata.calibration_summary = text
+            model.metadata.quantization_summary = text
             data = serialize(model)
-            again = summarize(model, len(data), checkpoint_size, notes, calib, opts)
+            again = summarize(model, len(data), checkpoint_size, notes, quant, opts)
             if again == text:
                 break
             text = again
@@ -131,97 +121,36 @@ def convert(opts, out=None):
 
 
 @dataclass
-class Calibration:
-    description: str
-    sentences: int
-    encoder_positions: int
-    decoder_positions: int
-    reports: list
+class Quantization:
+    reports: list                    # int8_model.TensorReport per tensor
     kept_float: List[str]
-    keep_reason: str
-    check_identical: float           # % of calibration inputs with int8 greedy == float greedy
-    warnings: List[str] = field(default_factory=list)
 
 
-def _to_int8(model, cfg, opts, steps, checkpoint_size, notes):
-    from . import calibrate
-    from .int8_model import quantize_model
-    from .writer import serialize
-    sp = load_processor(model.tokenizer.source_model) if model.tokenizer is not None else None
-    sources, desc = calibration_sources(model, opts.calibration, opts.calibration_ids, opts.calibration_size, sp)
-    warnings = []
-    if sp is not None and not (opts.calibration or opts.calibration_ids):
-        warnings.append("no --calibration text given: calibrated on random token ids; a trained model "
-                        "loses accuracy that way, pass a few hundred source sentences")
-
+def to_int8(model, keep, steps):
+    """(int8 model, Quantization) with the Linears in `keep` left float32."""
+    from .int8_model import linear_names, quantize_model
     t0 = time.perf_counter()
-    float_ref = ReferenceModel(model)
-    with steps.bar("float greedy decoding", len(sources)) as bar:
-        targets, _ = greedy(float_ref, sources, batch_size=opts.batch_size, progress=bar.update)
-    steps.timed("float decode", t0)
-
-    t0 = time.perf_counter()
-    with steps.bar("activation statistics", len(sources)) as bar:
-        stats = calibrate.record(lambda rec: ReferenceModel(model, rec), sources, targets,
-                                 model.config.decoder_start_id, opts.batch_size, progress=bar.update)
-    steps.timed("statistics", t0)
-
-    t0 = time.perf_counter()
-    names = [n for n, _ in model.named_linears()]
-    with steps.bar("int8 ranges", 2 * len(names), unit="tensor") as bar:
-        keep, reason = _parse_keep_float(opts.keep_float, names, model)
-        qmodel, reports = quantize_model(model, stats, keep_float=keep, progress=bar.update)
-        if opts.keep_float == "auto":
-            keep, reason = choose_keep_float(model, qmodel, reports, checkpoint_size, opts.max_size_ratio,
-                                             serialize)
-            if keep:
-                qmodel, reports = quantize_model(model, stats, keep_float=keep)
+    n = len(linear_names(model)) - len(keep) + 1 + (model.encoder.token_embedding is not None)
+    with steps.bar("int8 weights", n) as bar:
+        qmodel, reports = quantize_model(model, keep_float=keep, progress=bar.update)
     steps.timed("quantize", t0)
-
-    t0 = time.perf_counter()
-    with steps.bar("int8 check", len(sources)) as bar:
-        outs, _ = greedy(ReferenceModel(qmodel), sources, batch_size=opts.batch_size, progress=bar.update)
-    same = 100.0 * sum(a == b for a, b in zip(outs, targets)) / len(sources)
-    steps.timed("int8 check", t0)
-    calib = Calibration(
-        description=desc, sentences=len(sources),
-        encoder_positions=stats["encoder.layers.0.self_attention.query"].count,
-        decoder_positions=stats["decoder.output_projection"].count,
-        reports=reports, kept_float=keep, keep_reason=reason, check_identical=same, warnings=warnings)
-    qmodel.metadata.dtype = "int8"
-    return qmodel, calib
+    return qmodel, Quantization(reports=reports, kept_float=list(keep))
 
 
-def _parse_keep_float(value, names, model):
-    if value in ("auto", "none", ""):
-        return [], ""
-    keep = [v.strip() for v in value.split(",") if v.strip()]
-    for k in keep:
-        if k not in names:
-            raise ConversionError("--keep-float: no Linear named %r (names look like %s)" % (k, names[4]))
+def parse_keep_float(value, model):
+    """The --keep-float value as a list of Linear names ("none" or "": [])."""
+    from .int8_model import linear_names
+    if value in ("none", ""):
+        return []
+    names = linear_names(model)
+    keep = []
+    for k in (v.strip() for v in value.split(",")):
+        if not k or k in keep:
+            continue
         if k == "decoder.output_projection" and model.config.tied_output:
             raise ConversionError("--keep-float: the tied output projection is the decoder embedding; "
                                   "it is int8 in an int8 file")
-    return keep, "--keep-float"
-
-
-def choose_keep_float(model, qmodel, reports, checkpoint_size, max_ratio, serialize):
-    """Linears to keep float: those whose int8 error alone exceeds
-    AUTO_FLOAT_ERROR, worst first, while the file stays within max_ratio of
-    the checkpoint's size. Returns (names, reason text)."""
-    budget = int(max_ratio * checkpoint_size)
-    size = len(serialize(qmodel))
-    linears = dict(model.named_linears())
-    keep = []
-    for rep in sorted(reports, key=lambda r: -(r.error or 0.0)):
-        if rep.kept_float or rep.name == "decoder.output_projection" or (rep.error or 0.0) <= AUTO_FLOAT_ERROR:
-            continue
-        w = model.linear_weight(linears[rep.name])
-        extra = 3 * w.data.size - 4 * w.shape[0]        # float32 instead of int8 + row scales
-        if size + extra > budget:
-            continue
-        size += extra
-        keep.append(rep.name)
-    reason = ("auto: int8 output error above %.0f%%, within %.0f%% of model.pt's size"
-              % (100 * AUTO_FLOAT_ERROR, 100 * max_ratio))
-    return keep, reason
+        if k not in names:
+            raise ConversionError("--keep-float: no Linear named %r (names look like %s)" % (k, names[4]))
+        keep.append(k)
+    return keep

@@ -2,8 +2,7 @@
 
   source ids = spm ids (at most max_positions - 1) + eos
   the decoder starts from decoder_start_id; each step takes the argmax of
-  the last position (int8: with candidate rescoring, see reference_model),
-  lowest id on ties
+  the last position's logits (float output, int8 models too), lowest id on ties
   stop at eos (not emitted) or after max_steps = min(2 * S + 10, max_positions)
   steps (S counts the eos), or, with max_length N, after min(N, max_positions) steps
   min_length M: while fewer than M tokens have been produced eos is never chosen

@@ -37,25 +37,23 @@ class Matmul:
 
 
 class ExactIntMatmul:
-    """acc = x @ Q^T + bias for integer-valued x in [-255, 255], int8 weights
-    Q [out, in] and an integer bias: the exact integer, returned as float32
-    (rounded to nearest like XNNPACK's (float) int32 conversion)."""
+    """acc = x @ Q^T for integer-valued x in [-255, 255] and int8 weights
+    Q [out, in]: the exact integer, returned as float32 (rounded to nearest,
+    like XNNPACK's (float) int32 conversion)."""
 
-    def __init__(self, q, bias):
+    def __init__(self, q):
         q = torch.as_tensor(q).to(torch.float32)
         self.in_features = q.shape[1]
-        self.bias64 = torch.as_tensor(bias).to(torch.float64)
         self.parts = [(k, min(k + EXACT_CHUNK, self.in_features), Matmul(q[:, k:k + EXACT_CHUNK]))
                       for k in range(0, self.in_features, EXACT_CHUNK)]
-        # One chunk plus the bias stays below 2^24: float32 is exact throughout.
-        bound = 255 * 127 * self.in_features + float(self.bias64.abs().max()) if self.bias64.numel() else 0.0
-        self.float32_exact = len(self.parts) == 1 and bound < 2 ** 24
-        self.bias32 = self.bias64.to(torch.float32)
+        # One chunk keeps every partial sum below 2^24: float32 is exact throughout.
+        self.float32_exact = len(self.parts) == 1
 
     def __call__(self, x):
         if self.float32_exact:
-            return self.parts[0][2](x) + self.bias32
-        acc = self.bias64
+            return self.parts[0][2](x)
+        acc = None
         for lo, hi, mm in self.parts:
-            acc = acc + mm(x[..., lo:hi]).to(torch.float64)
+            part = mm(x[..., lo:hi]).to(torch.float64)      # exact integers, summed exactly (< 2^53)
+            acc = part if acc is None else acc + part
         return acc.to(torch.float32)

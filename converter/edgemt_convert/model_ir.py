@@ -1,7 +1,8 @@
 """The in-memory model: exactly what a .edgemt file holds, as numpy arrays.
 
 The builder produces it from a checkpoint, quantization turns its weights to
-int8 and adds activation parameters, the writer serializes it and the reader
+int8 (activations are quantized by the runtime, per row, from the values at
+hand: docs/int8.md), the writer serializes it and the reader
 gives it back. The reference model runs it, so a file read back runs the same
 code path as the model it was written from. Names follow schema/edgemt.fbs.
 """
@@ -43,18 +44,9 @@ class Tensor:
 
 
 @dataclass
-class QuantParams:
-    """Affine int8 activation quantization: real = scale * (q - zero_point)."""
-    scale: float          # a float32 value
-    zero_point: int       # in [-128, 127]
-
-
-@dataclass
 class Linear:
     weight: Optional[Tensor]              # [out, in]; None: tied output projection
     bias: Optional[np.ndarray] = None     # float32 [out]
-    input_quant: Optional[QuantParams] = None
-    output_quant: Optional[QuantParams] = None
 
 
 @dataclass
@@ -149,10 +141,10 @@ class Metadata:
     converter_version: str = ""
     source_checkpoint: str = ""
     dtype: str = "float32"
-    calibration_summary: str = ""
+    quantization_summary: str = ""
 
 
-FORMAT_MAJOR = 1
+FORMAT_MAJOR = 2
 FORMAT_MINOR = 0
 
 

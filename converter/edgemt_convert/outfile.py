@@ -12,7 +12,7 @@ from .errors import ConversionError
 
 
 def check_writable(path):
-    """Fails early (before a long calibration) if --out cannot be written."""
+    """Fails early (before loading the checkpoint) if --out cannot be written."""
     folder = os.path.dirname(os.path.abspath(path))
     if os.path.isdir(path):
         raise ConversionError("%s: is a directory (--out takes a file name)" % path)

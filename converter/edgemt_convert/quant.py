@@ -1,25 +1,25 @@
-"""The int8 arithmetic of docs/int8.md: parameter choice (numpy) and the exact
-simulation of an int8 Linear (torch).
+"""The int8 arithmetic of docs/int8.md (format 2.0): per-row weight
+quantization (numpy) and the exact simulation of an int8 Linear (torch).
 
-Float32 evaluation order, chosen to match what XNNPACK does (see the
-"Exact float32 evaluation" section of docs/int8.md):
-  input:   xq = clamp(round_half_even(x * f32(1 / si)) + zi, -128, 127)
-  bias:    bq = round_half_even(b / (si * s[r]))              (float64, from the float32 values)
-  requant: m[r] = f32(f32(si * s[r]) / so);  yq = clamp(round_half_even(f32(acc) * m[r]) + zo, lo, hi)
-  output:  y = so * (yq - zo)
-acc is an exact integer (see linalg.ExactIntMatmul).
+Weights: symmetric per row, s[r] = max|W[r]| / 127, q = round(W / s).
+Inputs: quantized per row at run time with XNNPACK's qd8 parameters
+(xnn_f32_qd8_asymmetric_quantization_params), all in float32:
+  lo = min(0, min x), hi = max(0, max x), inv = 255 / (hi - lo) (1 if equal)
+  zf = (-128 + lo*inv) + (127 + hi*inv) > 0 ? -128 - lo*inv : 127 - hi*inv
+  z = round_half_even(clamp(zf, -128, 127)), si = 1 / inv, m = 1 / si
+  xq = clamp(round_half_even(x * m), -128 - z, 127 - z) + z
+GEMM: acc = sum (xq - z) * q (exact integer, see linalg.ExactIntMatmul),
+  y = (float32(acc) * si) * s[r] + b[r], each step rounded to float32.
+Every operation below is one float32 torch operation in that order, so each
+rounds exactly once, as the formulas say.
 """
 import numpy as np
 import torch
 
 from . import model_ir as ir
-from .linalg import ExactIntMatmul, Matmul
+from .linalg import ExactIntMatmul
 
 F32 = np.float32
-# XNNPACK rejects a requantization scale si * s[r] / so >= 256.
-REQUANT_LIMIT = F32(256.0)
-# Scales must be normal float32 numbers (XNNPACK checks isnormal).
-MIN_SCALE = F32(1e-12)
 
 
 def quantize_rows(w):
@@ -37,112 +37,59 @@ def quantize_tensor(t):
     return ir.Tensor(q, s)
 
 
-def qparams_for_range(lo, hi):
-    """Affine params whose 256 levels cover [lo, hi] (widened to include 0,
-    so that zero is exact)."""
-    lo, hi = min(float(lo), 0.0), max(float(hi), 0.0)
-    scale = max(F32((hi - lo) / 255.0), MIN_SCALE)
-    zp = int(np.clip(np.round(-128.0 - lo / float(scale)), -128, 127))
-    return ir.QuantParams(scale=float(scale), zero_point=zp)
+def weight_error(original, tensor):
+    """(relative RMS error of the whole int8 tensor, worst relative RMS error
+    of one row): ||W - q*s|| / ||W||, in float64."""
+    w = np.asarray(original, np.float64)
+    d = tensor.dequantize().astype(np.float64) - w
+    rows = np.sqrt((d * d).sum(axis=1)) / np.maximum(np.sqrt((w * w).sum(axis=1)), 1e-300)
+    return float(np.sqrt((d * d).sum()) / max(np.sqrt((w * w).sum()), 1e-300)), float(rows.max(initial=0.0))
 
 
-def qparams_for_relu(hi):
-    """A fused-ReLU output: zero point -128, all 256 levels on [0, hi]."""
-    return ir.QuantParams(scale=float(max(F32(max(float(hi), 0.0) / 255.0), MIN_SCALE)), zero_point=-128)
+def qd8_params(x):
+    """The per-row quantization parameters of float32 x [..., in]:
+    (z, si, m), float32 tensors of shape [...] (z holds integers)."""
+    x = x.to(torch.float32)
+    lo = torch.clamp(x.amin(dim=-1), max=0.0)
+    hi = torch.clamp(x.amax(dim=-1), min=0.0)
+    one = torch.ones_like(lo)
+    inv = torch.where(hi == lo, one, torch.div(torch.full_like(lo, 255.0), hi - lo))
+    lo_s = lo * inv
+    hi_s = hi * inv
+    from_min = (lo_s - 128.0) + (hi_s + 127.0) > 0
+    zf = torch.where(from_min, -128.0 - lo_s, 127.0 - hi_s)
+    z = torch.round(torch.clamp(zf, -128.0, 127.0))      # torch.round: half to even
+    si = torch.div(one, inv)
+    m = torch.div(one, si)
+    return z, si, m
 
 
-def quantize_bias(bias, si, scales):
-    """bq[r] = round_half_even(b[r] / (si * s[r])), in float64 (docs/int8.md)."""
-    return np.round(np.asarray(bias, np.float64) / (np.float64(F32(si)) * np.asarray(scales, F32).astype(np.float64)))
-
-
-# The runtime refuses a bias whose int32 value would not fit.
-BIAS_LIMIT = 2.0 ** 31 - 128
-
-
-def respect_bias_limit(qp, bias, scales):
-    """An input_quant whose scale keeps every |bq| below BIAS_LIMIT (only a
-    degenerate, near-constant input gets so small a scale)."""
-    if bias is None or qp is None:
-        return qp
-    need = float(np.max(np.abs(np.asarray(bias, np.float64)) / (np.asarray(scales, np.float64) * BIAS_LIMIT)))
-    if qp.scale > need:
-        return qp
-    return ir.QuantParams(scale=float(F32(need * 1.01)), zero_point=qp.zero_point)
-
-
-def requant_multipliers(si, scales, so):
-    """m[r] = f32(f32(si * s[r]) / so), as the runtime / XNNPACK computes it."""
-    return ((F32(si) * np.asarray(scales, F32)).astype(F32) / F32(so)).astype(F32)
-
-
-def respect_requant_limit(si, scales, so):
-    """The smallest float32 so' >= so with every si * s[r] / so' < 256."""
-    so = F32(so)
-    if np.max(requant_multipliers(si, scales, so)) < REQUANT_LIMIT:
-        return float(so)
-    so = F32(F32(si) * np.max(scales) / F32(255.0))
-    while np.max(requant_multipliers(si, scales, so)) >= REQUANT_LIMIT:
-        so = np.nextafter(so, F32(np.inf), dtype=F32)
-    return float(so)
-
-
-def _f32(x):
-    return torch.tensor(x, dtype=torch.float32)
-
-
-def quantize_activation(x, qp, inv_scale=None):
-    """float32 x -> int8 levels (as float32 values) with params qp."""
-    inv = _f32(F32(1.0) / F32(qp.scale)) if inv_scale is None else inv_scale
-    return torch.clamp(torch.round(x * inv) + qp.zero_point, -128, 127)
-
-
-def fake_quantize(x, qp):
-    """x quantized to int8 and back: scale * (q - zero_point)."""
-    return (quantize_activation(x, qp) - qp.zero_point) * _f32(F32(qp.scale))
+def quantize_input(x):
+    """x [..., in] float32 -> (xq - z as float32 integers in [-255, 255], z, si):
+    the values the GEMM multiplies, the zero points and the row scales."""
+    z, si, m = qd8_params(x)
+    zc = z.unsqueeze(-1)
+    r = torch.round(x * m.unsqueeze(-1))
+    xd = torch.minimum(torch.maximum(r, -128.0 - zc), 127.0 - zc)
+    return xd, z, si
 
 
 class Int8Linear:
-    """A Linear as the runtime executes it with an int8 weight (docs/int8.md)."""
+    """A Linear as the runtime executes it with an int8 weight (docs/int8.md):
+    float32 input, per-row dynamic int8 input, exact int32 GEMM, float32 output."""
 
-    def __init__(self, weight, bias, input_quant, output_quant, fused_relu=False):
-        assert weight.is_int8 and input_quant is not None and output_quant is not None
+    def __init__(self, weight, bias, fused_relu=False):
+        assert weight.is_int8
         self.out_features = weight.shape[0]
-        self.iq, self.oq = input_quant, output_quant
-        si, so = F32(input_quant.scale), F32(output_quant.scale)
-        s = np.asarray(weight.scales, F32)
-        b = np.zeros(self.out_features, F32) if bias is None else np.asarray(bias, F32)
-        bq = quantize_bias(b, si, s)
-        self.gemm = ExactIntMatmul(torch.from_numpy(weight.data.astype(np.float32)), torch.from_numpy(bq))
-        self.mult = torch.from_numpy(requant_multipliers(si, s, so))
-        self.zo = output_quant.zero_point
-        self.lo = self.zo if fused_relu else -128
-        self.so = _f32(so)
-        self.inv_si = _f32(F32(1.0) / si)
-        # for the logits' float rescoring: the dequantized weight and the bias
-        self._weight = weight
-        self._bias = b
-        self._rescore = None
-
-    def output_levels(self, x):
-        """yq (int8 values as float32) for float32 input x [..., in]."""
-        xq = quantize_activation(x, self.iq, self.inv_si) - self.iq.zero_point
-        y = self.gemm(xq) * self.mult
-        return torch.clamp(torch.round(y) + self.zo, self.lo, 127)
+        self.gemm = ExactIntMatmul(torch.from_numpy(weight.data.astype(np.float32)))
+        self.s = torch.from_numpy(np.asarray(weight.scales, F32).copy())
+        self.b = None if bias is None else torch.from_numpy(np.asarray(bias, F32).copy())
+        self.fused_relu = fused_relu
 
     def __call__(self, x):
-        return (self.output_levels(x) - self.zo) * self.so
-
-    def rescore(self, x):
-        """Float logits with the int8 weight and the unquantized input:
-        sum_c x[c] * q[r, c] * s[r] + b[r] (docs/int8.md, Logits)."""
-        if self._rescore is None:
-            self._rescore = Matmul(torch.from_numpy(self._weight.dequantize()))
-        return self._rescore(x) + torch.from_numpy(self._bias)
-
-    def rescore_pairs(self, x, rows, cols):
-        """rescore() only at (rows[i], cols[i]): x[rows] . w[cols] + b[cols]."""
-        if not hasattr(self, "_w_rows"):
-            self._w_rows = torch.from_numpy(self._weight.dequantize())
-            self._b = torch.from_numpy(self._bias)
-        return (x[rows] * self._w_rows[cols]).sum(-1) + self._b[cols]
+        xd, _, si = quantize_input(x)
+        acc = self.gemm(xd)                               # float32(acc)
+        y = (acc * si.unsqueeze(-1)) * self.s
+        if self.b is not None:
+            y = y + self.b
+        return torch.clamp(y, min=0.0) if self.fused_relu else y

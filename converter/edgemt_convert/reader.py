@@ -1,7 +1,7 @@
 """.edgemt bytes -> model_ir.Model with the generated FlatBuffers reader.
 
 Used to check written files and to run a file in the reference model (the
-int8 simulation reads the quantization parameters from the file itself).
+int8 simulation uses the int8 weights and row scales of the file itself).
 """
 import numpy as np
 
@@ -34,15 +34,10 @@ def _array(t, what):
     return None if x is None else x.data
 
 
-def _qp(q):
-    return None if q is None else ir.QuantParams(scale=float(np.float32(q.Scale())), zero_point=int(q.ZeroPoint()))
-
-
 def _linear(l, what):
     if l is None:
         raise ConversionError("%s: missing" % what)
-    return ir.Linear(weight=_tensor(l.Weight(), what + ".weight"), bias=_array(l.Bias(), what + ".bias"),
-                     input_quant=_qp(l.InputQuant()), output_quant=_qp(l.OutputQuant()))
+    return ir.Linear(weight=_tensor(l.Weight(), what + ".weight"), bias=_array(l.Bias(), what + ".bias"))
 
 
 def _norm(n, what):
@@ -64,6 +59,18 @@ def _string(s):
     return s.decode("utf-8") if s is not None else ""
 
 
+def check_format(major, minor):
+    """Raises unless this reader knows format major.x."""
+    if major == 1:
+        raise ConversionError(
+            "format %d.%d is no longer supported: it holds calibrated int8 activation ranges, and format %d.x "
+            "quantizes activations per row at run time (docs/int8.md); convert the checkpoint again with "
+            "this edgemt-convert" % (major, minor, ir.FORMAT_MAJOR))
+    if major != ir.FORMAT_MAJOR:
+        raise ConversionError("format %d.%d is not supported (this reader knows %d.x)"
+                              % (major, minor, ir.FORMAT_MAJOR))
+
+
 def parse(buf):
     """model_ir.Model from the bytes of a .edgemt file."""
     f = fb()
@@ -71,9 +78,8 @@ def parse(buf):
     if len(buf) < 8 or not f.Model.Model.ModelBufferHasIdentifier(buf, 0):
         raise ConversionError("not an EdgeMT model (no EDMT file identifier)")
     m = f.Model.Model.GetRootAs(buf, 0)
-    if m.FormatMajor() != ir.FORMAT_MAJOR:
-        raise ConversionError("format %d.%d is not supported (this reader knows %d.x)"
-                              % (m.FormatMajor(), m.FormatMinor(), ir.FORMAT_MAJOR))
+    # format_major and format_minor are the first two fields in every version
+    check_format(m.FormatMajor(), m.FormatMinor())
     c = m.Config()
     config = ir.Config(
         d_model=c.DModel(), num_heads=c.NumHeads(), d_ff=c.DFf(), encoder_layers=c.EncoderLayers(),
@@ -120,7 +126,7 @@ def parse(buf):
         metadata = ir.Metadata(
             source_language=_string(md.SourceLanguage()), target_language=_string(md.TargetLanguage()),
             converter_version=_string(md.ConverterVersion()), source_checkpoint=_string(md.SourceCheckpoint()),
-            dtype=_string(md.Dtype()), calibration_summary=_string(md.CalibrationSummary()))
+            dtype=_string(md.Dtype()), quantization_summary=_string(md.QuantizationSummary()))
     return ir.Model(config=config, encoder=encoder, decoder=decoder, tokenizer=tokenizer,
                     metadata=metadata, format_major=m.FormatMajor(), format_minor=m.FormatMinor())
 

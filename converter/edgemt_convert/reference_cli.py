@@ -2,8 +2,9 @@
 
 --checkpoint DIR runs the float model of a checkpoint; --model FILE runs a
 .edgemt file as the runtime does: float32 files in float, int8 files with the
-exact int8 arithmetic of docs/int8.md (quantization parameters read from the
-file). A float32 file gives the same results as its checkpoint.
+exact int8 arithmetic of docs/int8.md (the file's int8 weights; every input
+row quantized with its own range). A float32 file gives the same results as
+its checkpoint.
 
 Input: --input-ids FILE, one encoder input per line as space-separated ids,
 used as given (like the shared reference/dev.src.ids: the final </s>
@@ -14,8 +15,8 @@ Output (stdout): one line per input line, the produced ids without <s> and
 </s> (--text: detokenized text instead).
 --dump-npz F --dump-count K: for the first K inputs, s{i}_src_ids [S],
 s{i}_encoder_out [S, d], s{i}_logits [steps, V] (the last position's logits
-at each step, the step that produced </s> included; int8: the dequantized
-int8 outputs with the rescored candidates written over them) and
+at each step, the step that produced </s> included; int8 files: the float
+output of the int8 output projection) and
 s{i}_out_ids [steps], like ../shared/models/multi30k-ende/reference/golden.npz.
 """
 import argparse
@@ -56,8 +57,18 @@ def _load(args):
     return model
 
 
+def parse_id_line(line, vocab_size, where):
+    try:
+        ids = [int(t) for t in line.split()]
+    except ValueError:
+        raise ConversionError("%s: not a list of integer ids" % where)
+    bad = [i for i in ids if not 0 <= i < vocab_size]
+    if bad:
+        raise ConversionError("%s: id %d is outside the source vocabulary (size %d)" % (where, bad[0], vocab_size))
+    return ids
+
+
 def _read_inputs(args, model, sp):
-    from .calibration_data import parse_id_line
     from .decode import source_ids
     c = model.config
     path = args.input_ids or args.input

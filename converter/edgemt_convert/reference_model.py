@@ -3,7 +3,9 @@
 One implementation serves every variant (post/pre-LN, ReLU/GELU/SiLU,
 sinusoidal/learned positions, shared embeddings, tied output) and both
 number formats: a Linear whose weight is int8 runs the exact int8
-arithmetic of docs/int8.md (quant.Int8Linear), a float32 one runs in float.
+arithmetic of docs/int8.md (quant.Int8Linear: each input row quantized with
+its own range, exact integer GEMM, float32 output), a float32 one runs in
+float.
 So the float model of a checkpoint, a float32 file and an int8 file all run
 this code, and an int8 file read back from disk is a conformance oracle for
 the runtime.
@@ -42,9 +44,7 @@ class FloatLinear:
 def make_linear(weight, linear, fused_relu=False):
     """The op for one Linear: int8 when its weight is int8, float otherwise."""
     if weight.is_int8:
-        if linear.input_quant is None or linear.output_quant is None:
-            raise ValueError("int8 Linear without input_quant/output_quant")
-        return Int8Linear(weight, linear.bias, linear.input_quant, linear.output_quant, fused_relu)
+        return Int8Linear(weight, linear.bias, fused_relu)
     return FloatLinear(weight.data, linear.bias)
 
 
@@ -76,14 +76,11 @@ class DecoderState:
 
 
 class ReferenceModel:
-    """Runs a model_ir.Model. `recorder(name, x, y, valid)` (optional) sees
-    the input x [B, T, in] and output y [B, T, out] of every Linear and the
-    bool mask [B, T] of real (non-padding) positions. Calibration uses it."""
+    """Runs a model_ir.Model."""
 
-    def __init__(self, model, recorder=None):
+    def __init__(self, model):
         self.model = model
         c = self.config = model.config
-        self.recorder = recorder
         self.d = c.d_model
         self.heads = c.num_heads
         self.d_head = c.d_model // c.num_heads
@@ -122,11 +119,8 @@ class ReferenceModel:
 
     # ------------------------------------------------------------------ pieces
 
-    def linear(self, name, x, valid):
-        y = self.ops[name](x)
-        if self.recorder is not None:
-            self.recorder(name, x, y, valid)
-        return y
+    def linear(self, name, x):
+        return self.ops[name](x)
 
     def _heads(self, x):
         b, t, _ = x.shape
@@ -141,9 +135,9 @@ class ReferenceModel:
         b, h, t, dh = ctx.shape
         return ctx.transpose(1, 2).reshape(b, t, h * dh)
 
-    def _feed_forward(self, prefix, x, valid):
-        h = self.act(self.linear(prefix + ".up", x, valid))
-        return self.linear(prefix + ".down", h, valid)
+    def _feed_forward(self, prefix, x):
+        h = self.act(self.linear(prefix + ".up", x))
+        return self.linear(prefix + ".down", h)
 
     def _embed(self, table, positions, ids, start):
         t = ids.shape[1]
@@ -166,9 +160,9 @@ class ReferenceModel:
         for i in range(self.config.encoder_layers):
             p = "encoder.layers.%d." % i
             x = self._block(x, self.norms[p + "self_attention_norm"],
-                            lambda h: self._self_attention(p + "self_attention", h, valid, key_mask))
+                            lambda h: self._self_attention(p + "self_attention", h, key_mask))
             x = self._block(x, self.norms[p + "feed_forward_norm"],
-                            lambda h: self._feed_forward(p + "feed_forward", h, valid))
+                            lambda h: self._feed_forward(p + "feed_forward", h))
         if self.pre_ln:
             x = self.norms["encoder.final_norm"](x)
         return x, valid
@@ -179,11 +173,11 @@ class ReferenceModel:
             return x + f(norm(x))
         return norm(x + f(x))
 
-    def _self_attention(self, prefix, x, valid, mask):
-        q = self._heads(self.linear(prefix + ".query", x, valid))
-        k = self._heads(self.linear(prefix + ".key", x, valid))
-        v = self._heads(self.linear(prefix + ".value", x, valid))
-        return self.linear(prefix + ".output", self._attend(q, k, v, mask), valid)
+    def _self_attention(self, prefix, x, mask):
+        q = self._heads(self.linear(prefix + ".query", x))
+        k = self._heads(self.linear(prefix + ".key", x))
+        v = self._heads(self.linear(prefix + ".value", x))
+        return self.linear(prefix + ".output", self._attend(q, k, v, mask))
 
     # ------------------------------------------------------------------ decoder
 
@@ -191,16 +185,14 @@ class ReferenceModel:
         cross = []
         for i in range(self.config.decoder_layers):
             p = "decoder.layers.%d.cross_attention." % i
-            cross.append((self._heads(self.linear(p + "key", memory, src_valid)),
-                          self._heads(self.linear(p + "value", memory, src_valid))))
+            cross.append((self._heads(self.linear(p + "key", memory)),
+                          self._heads(self.linear(p + "value", memory))))
         return DecoderState(cross, src_valid)
 
-    def decode(self, state, ids, valid=None):
+    def decode(self, state, ids):
         """Feeds ids [B, T] at positions state.position.. and returns the
         decoder output [B, T, d] (after the final norm, before the projection)."""
-        b, t = ids.shape
-        if valid is None:
-            valid = torch.ones(b, t, dtype=torch.bool)
+        t = ids.shape[1]
         start = state.position
         x = self._embed(self.tgt_embedding, self.tgt_positions, ids, start)
         # position start+i sees cached positions and new ones up to itself
@@ -211,24 +203,24 @@ class ReferenceModel:
             p = "decoder.layers.%d." % i
 
             def self_att(h, i=i, p=p):
-                q = self._heads(self.linear(p + "self_attention.query", h, valid))
-                k = self._heads(self.linear(p + "self_attention.key", h, valid))
-                v = self._heads(self.linear(p + "self_attention.value", h, valid))
+                q = self._heads(self.linear(p + "self_attention.query", h))
+                k = self._heads(self.linear(p + "self_attention.key", h))
+                v = self._heads(self.linear(p + "self_attention.value", h))
                 if state.self_kv[i] is not None:
                     k = torch.cat([state.self_kv[i][0], k], dim=2)
                     v = torch.cat([state.self_kv[i][1], v], dim=2)
                 state.self_kv[i] = (k, v)
-                return self.linear(p + "self_attention.output", self._attend(q, k, v, causal), valid)
+                return self.linear(p + "self_attention.output", self._attend(q, k, v, causal))
 
             def cross_att(h, i=i, p=p):
-                q = self._heads(self.linear(p + "cross_attention.query", h, valid))
+                q = self._heads(self.linear(p + "cross_attention.query", h))
                 k, v = state.cross_kv[i]
-                return self.linear(p + "cross_attention.output", self._attend(q, k, v, cross_mask), valid)
+                return self.linear(p + "cross_attention.output", self._attend(q, k, v, cross_mask))
 
             x = self._block(x, self.norms[p + "self_attention_norm"], self_att)
             x = self._block(x, self.norms[p + "cross_attention_norm"], cross_att)
             x = self._block(x, self.norms[p + "feed_forward_norm"],
-                            lambda h, p=p: self._feed_forward(p + "feed_forward", h, valid))
+                            lambda h, p=p: self._feed_forward(p + "feed_forward", h))
         if self.pre_ln:
             x = self.norms["decoder.final_norm"](x)
         state.position = start + t
@@ -236,48 +228,21 @@ class ReferenceModel:
 
     # ------------------------------------------------------------------ logits
 
-    def project(self, h, valid=None):
-        """Logits of decoder outputs h [..., d]. For an int8 projection these are
-        the dequantized int8 outputs (used for statistics, not for choosing)."""
-        if valid is None:
-            valid = torch.ones(h.shape[:-1], dtype=torch.bool)
-        return self.linear("decoder.output_projection", h, valid)
+    def project(self, h):
+        """Logits of decoder outputs h [..., d]: the output projection's float
+        result (for an int8 projection, the float output of the int8 GEMM)."""
+        return self.linear("decoder.output_projection", h)
 
     def choose(self, h, forbid_eos=None, want_rows=False):
-        """Greedy choice from decoder outputs h [B, d] of the last position.
-
-        Returns (ids LongTensor [B], logits rows [B, V] or None). Float: the
-        argmax of the logits. Int8 (docs/int8.md): candidates are the tokens
-        whose int8 output is >= max - 1, rescored in float with the
-        unquantized input. want_rows: also return the rows for dumps; for
-        int8 they hold the dequantized int8 outputs with the candidates'
-        rescored values written over them.
+        """Greedy choice from decoder outputs h [B, d] of the last position:
+        the argmax of the logits, the lowest id on ties (float and int8 alike,
+        docs/int8.md). Returns (ids LongTensor [B], logits [B, V] or None);
+        want_rows: also return the logits, for dumps.
         forbid_eos [B] bool: rows where eos may not be chosen (min_length)."""
-        op = self.ops["decoder.output_projection"]
-        eos = self.config.eos_id
-        if not isinstance(op, Int8Linear):
-            row = op(h)
-            pick = row.clone() if forbid_eos is not None else row
-            if forbid_eos is not None:
-                pick[forbid_eos, eos] = _NEG_INF
-            # torch.argmax returns the first maximum: ties go to the lowest id
-            return torch.argmax(pick, dim=-1), (row if want_rows else None)
-        levels = op.output_levels(h)
+        row = self.project(h)
+        pick = row
         if forbid_eos is not None:
-            levels[forbid_eos, eos] = _NEG_INF
-        top = levels.max(dim=-1, keepdim=True).values
-        rows, cols = torch.nonzero(levels >= top - 1, as_tuple=True)     # row-major, cols ascending
-        value = op.rescore_pairs(h, rows, cols)
-        # best value per row, lowest id among equals: stable sorts keep the order
-        order = torch.sort(value, descending=True, stable=True).indices
-        order = order[torch.sort(rows[order], stable=True).indices]
-        first = torch.ones_like(order, dtype=torch.bool)
-        first[1:] = rows[order][1:] != rows[order][:-1]
-        ids = cols[order][first]
-        dump = None
-        if want_rows:
-            dump = (levels - op.zo) * op.so
-            if forbid_eos is not None:
-                dump[forbid_eos, eos] = ((op.output_levels(h[forbid_eos])[:, eos] - op.zo) * op.so)
-            dump[rows, cols] = value
-        return ids, dump
+            pick = row.clone()
+            pick[forbid_eos, self.config.eos_id] = _NEG_INF
+        # torch.argmax returns the first maximum: ties go to the lowest id
+        return torch.argmax(pick, dim=-1), (row if want_rows else None)

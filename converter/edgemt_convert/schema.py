@@ -89,7 +89,7 @@ class _Modules:
 
     def __init__(self):
         for name in ("Model", "Config", "Encoder", "Decoder", "EncoderLayer", "DecoderLayer",
-                     "Attention", "FeedForward", "Linear", "LayerNorm", "Tensor", "QuantParams",
+                     "Attention", "FeedForward", "Linear", "LayerNorm", "Tensor",
                      "Tokenizer", "Metadata"):
             setattr(self, name, importlib.import_module("edgemt.fb." + name))
 

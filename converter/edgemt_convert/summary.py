@@ -1,5 +1,7 @@
 """The conversion summary printed by edgemt-convert (and, for int8 files,
-stored as Metadata.calibration_summary)."""
+stored as Metadata.quantization_summary)."""
+import os
+
 from . import model_ir as ir
 
 
@@ -46,12 +48,6 @@ def _tensors(model):
 _ACT_DISPLAY = {ir.ACT_RELU: "ReLU", ir.ACT_GELU: "GELU (erf)", ir.ACT_SILU: "SiLU"}
 
 
-def _range(choice):
-    if choice is None:
-        return ""
-    return "[%.3g, %.3g] %s" % (choice.lo, choice.hi, choice.method)
-
-
 def describe_model(model):
     c = model.config
     pos = ir.POS_NAMES[c.position_encoding]
@@ -70,9 +66,14 @@ def describe_model(model):
                c.embedding_scale, tok))
 
 
-def summarize(model, size, checkpoint_size, notes, calib, opts):
+def _percent(x):
+    return "%.3f%%" % (100.0 * x)
+
+
+def summarize(model, size, checkpoint_size, notes, quant, opts):
     md = model.metadata
-    lines = ["%s: %s -> %s (%s)" % (md.converter_version, md.source_checkpoint, opts.out, md.dtype),
+    # the output file by name only: the summary is stored in the file, the folder is the user's business
+    lines = ["%s: %s -> %s (%s)" % (md.converter_version, md.source_checkpoint, os.path.basename(opts.out), md.dtype),
              describe_model(model)]
     n, n8, p, p8 = _tensors(model)
     lines.append("file: %s bytes (%.1f%% of model.pt, %s bytes)" % (format(size, ","), 100.0 * size / checkpoint_size,
@@ -83,33 +84,25 @@ def summarize(model, size, checkpoint_size, notes, calib, opts):
         lines.append("languages: %s -> %s" % (md.source_language or "?", md.target_language or "?"))
     for note in notes:
         lines.append("note: " + note)
-    if calib is None:
+    if quant is None:
         return "\n".join(lines)
 
-    lines.append("calibration: %s; decoder inputs: the float model's greedy outputs; "
-                 "%s encoder and %s decoder positions"
-                 % (calib.description, format(calib.encoder_positions, ","), format(calib.decoder_positions, ",")))
-    for w in calib.warnings:
-        lines.append("warning: " + w)
-    lines.append("ranges: per tensor; clip points searched on a sample to minimise the quantization error "
-                 "(channel-weighted MSE; post-LN residual outputs: error after the LayerNorm); "
-                 "'minmax' where clipping did not help")
-    if calib.kept_float:
-        lines.append("kept float32 (%s): %s" % (calib.keep_reason, ", ".join(calib.kept_float)))
+    lines.append("int8 (format %d.%d, docs/int8.md): weights and token embeddings symmetric per row; each input "
+                 "row of an int8 Linear is quantized at run time with its own range (asymmetric); int32 "
+                 "accumulation, float32 output; biases, LayerNorm, attention and logits float32; no calibration"
+                 % (model.format_major, model.format_minor))
+    if quant.kept_float:
+        lines.append("kept float32 (--keep-float): %s" % ", ".join(quant.kept_float))
     else:
         lines.append("kept float32: none")
-    lines.append("int8 check: greedy output identical to the float model's on %.1f%% of the %d calibration inputs"
-                 % (calib.check_identical, calib.sentences))
-    lines.append("per-layer int8 error: each Linear alone on calibration data, relative RMS error of its output "
-                 "(output projection: share of positions whose greedy token changes)")
-    w = max(len(r.name) for r in calib.reports)
-    lines.append("  %-*s  %-26s  %-26s  %s" % (w, "Linear", "input range", "output range", "error"))
-    for r in calib.reports:
+    lines.append("per-tensor int8 weight error: relative RMS error ||W - q*s|| / ||W|| of the tensor and of its "
+                 "worst row")
+    w = max(len(r.name) for r in quant.reports)
+    lines.append("  %-*s  %-12s  %-9s  %s" % (w, "tensor", "shape", "error", "worst row"))
+    for r in quant.reports:
+        shape = "x".join(str(d) for d in r.shape)
         if r.kept_float:
-            lines.append("  %-*s  %-26s  %-26s  %s" % (w, r.name, "float32", "float32", "kept float"))
-            continue
-        err = "%.2f%%" % (100.0 * r.error)
-        if r.note:
-            err += "  (" + r.note + ")"
-        lines.append("  %-*s  %-26s  %-26s  %s" % (w, r.name, _range(r.input_range), _range(r.output_range), err))
+            lines.append("  %-*s  %-12s  %s" % (w, r.name, shape, "kept float32"))
+        else:
+            lines.append("  %-*s  %-12s  %-9s  %s" % (w, r.name, shape, _percent(r.error), _percent(r.worst_row)))
     return "\n".join(lines)

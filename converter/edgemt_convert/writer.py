@@ -50,13 +50,6 @@ def _linear(b, lin, f):
         f.Linear.LinearAddWeight(b, w)
     if bias is not None:
         f.Linear.LinearAddBias(b, bias)
-    # structs are written inline, right before the slot that holds them
-    if lin.input_quant is not None:
-        q = lin.input_quant
-        f.Linear.LinearAddInputQuant(b, f.QuantParams.CreateQuantParams(b, q.scale, q.zero_point))
-    if lin.output_quant is not None:
-        q = lin.output_quant
-        f.Linear.LinearAddOutputQuant(b, f.QuantParams.CreateQuantParams(b, q.scale, q.zero_point))
     return f.Linear.LinearEnd(b)
 
 
@@ -204,7 +197,7 @@ def _tokenizer(b, tok, f):
 
 def _metadata(b, md, f):
     names = ("source_language", "target_language", "converter_version", "source_checkpoint",
-             "dtype", "calibration_summary")
+             "dtype", "quantization_summary")
     strings = {n: b.CreateString(getattr(md, n)) for n in names}
     m = f.Metadata
     m.MetadataStart(b)
@@ -213,7 +206,7 @@ def _metadata(b, md, f):
     m.MetadataAddConverterVersion(b, strings["converter_version"])
     m.MetadataAddSourceCheckpoint(b, strings["source_checkpoint"])
     m.MetadataAddDtype(b, strings["dtype"])
-    m.MetadataAddCalibrationSummary(b, strings["calibration_summary"])
+    m.MetadataAddQuantizationSummary(b, strings["quantization_summary"])
     return m.MetadataEnd(b)
 
 

@@ -1,6 +1,5 @@
 """A bad checkpoint fails with one line naming the problem, a non-zero exit
 code and no output file (nor a temporary file) left behind."""
-import json
 import os
 import subprocess
 import unittest
@@ -8,7 +7,7 @@ import unittest
 import numpy as np
 import torch
 
-from helpers import CONVERTER, TempDir, make_config, random_state_dict, run_cli, train_spm, write_checkpoint
+from helpers import CONVERTER, TempDir, random_state_dict, run_cli, train_spm, write_checkpoint
 
 from edgemt_convert.cli import main
 
@@ -185,20 +184,37 @@ class Interrupted(unittest.TestCase):
         self.assertEqual(os.listdir(tmp.path), [])
 
     def test_sigterm_during_conversion_leaves_nothing(self):
+        """SIGTERM while the converter reads its tokenizer file: a named pipe
+        that gets no data, so the conversion is certainly under way and cannot
+        finish before the signal."""
+        import errno
         import signal
         import time
         tmp = TempDir(self)
         ckpt = tmp("ckpt")
-        write_checkpoint(ckpt)
+        write_checkpoint(ckpt, tokenizer="spm.model")
+        pipe = os.path.join(ckpt, "spm.model")
+        os.mkfifo(pipe)
         out = tmp("out", "m.edgemt")
         os.makedirs(tmp("out"))
-        p = subprocess.Popen([os.path.join(CONVERTER, "edgemt-convert"), ckpt, "--out", out,
-                              "--calibration-size", "20000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        time.sleep(3.0)
-        p.send_signal(signal.SIGTERM)
-        _, err = p.communicate(timeout=60)
-        if p.returncode == 0:
-            self.skipTest("the conversion finished before the signal")
+        p = subprocess.Popen([os.path.join(CONVERTER, "edgemt-convert"), ckpt, "--out", out],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        writer = None
+        deadline = time.monotonic() + 120
+        while writer is None:                  # wait until the converter opens the pipe
+            try:
+                writer = os.open(pipe, os.O_WRONLY | os.O_NONBLOCK)
+            except OSError as e:
+                if e.errno != errno.ENXIO or p.poll() is not None or time.monotonic() > deadline:
+                    p.kill()
+                    raise AssertionError("the converter did not open spm.model: %s" % p.communicate()[1])
+                time.sleep(0.05)
+        try:
+            time.sleep(0.2)
+            p.send_signal(signal.SIGTERM)
+            _, err = p.communicate(timeout=60)
+        finally:
+            os.close(writer)
         self.assertEqual(p.returncode, 130, err)
         self.assertIn("edgemt-convert: interrupted; no output written", err)
         self.assertEqual(os.listdir(tmp("out")), [])

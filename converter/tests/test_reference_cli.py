@@ -6,7 +6,7 @@ import unittest
 
 import numpy as np
 
-from helpers import CONVERTER, TempDir, convert, corpus_lines, run_cli, train_spm, write_checkpoint
+from helpers import CONVERTER, convert, corpus_lines, run_cli, train_spm, write_checkpoint
 
 from edgemt_convert.reference_cli import main
 
@@ -31,7 +31,7 @@ class ReferenceCli(unittest.TestCase):
         cls.text = t("src.txt")
         with open(cls.text, "w") as f:
             f.write("\n".join(corpus_lines(n=30)) + "\n")
-        convert(cls.ckpt, cls.i8, "--calibration", cls.text)
+        convert(cls.ckpt, cls.i8)
         cls.t = staticmethod(t)
 
     @classmethod
@@ -65,6 +65,19 @@ class ReferenceCli(unittest.TestCase):
         rows = [list(map(int, l.split())) for l in out.splitlines()]
         self.assertEqual([len(r) for r in rows], [6] * 4)
         self.assertTrue(all(0 <= t < 150 and t != 3 for r in rows for t in r))
+        # dumps: the logits are the float output of the int8 projection, their argmax the ids
+        i8_npz, f32_npz = self.t("i8.npz"), self.t("f32.npz")
+        self.reference("--model", self.i8, "--input-ids", self.ids, "--dump-npz", i8_npz, "--dump-count", "2")
+        self.reference("--model", self.f32, "--input-ids", self.ids, "--dump-npz", f32_npz, "--dump-count", "2")
+        a, b = np.load(i8_npz), np.load(f32_npz)
+        for i in range(2):
+            logits = a["s%d_logits" % i]
+            np.testing.assert_array_equal(logits.argmax(axis=1), a["s%d_out_ids" % i])
+            self.assertGreater(len(np.unique(logits[0])), 100)          # float values, not 256 levels
+            # the first step has the same input in both: int8 logits close to float32, not equal
+            diff = np.abs(logits[0] - b["s%d_logits" % i][0]).max()
+            self.assertGreater(diff, 0.0)
+            self.assertLess(diff, 0.1 * np.abs(b["s%d_logits" % i][0]).max())
 
     def test_text_input_and_output(self):
         ids = self.reference("--checkpoint", self.ckpt, "--input", self.text)

@@ -12,7 +12,7 @@ from helpers import TempDir, convert, make_config, random_state_dict, write_chec
 from edgemt_convert import model_ir as ir
 from edgemt_convert.convert import load_float_model
 from edgemt_convert.decode import greedy
-from edgemt_convert.quant import REQUANT_LIMIT, requant_multipliers
+from edgemt_convert.quant import Int8Linear
 from edgemt_convert.reader import read
 from edgemt_convert.reference_model import ReferenceModel
 
@@ -41,7 +41,7 @@ class Variants(unittest.TestCase):
         write_checkpoint(ckpt, seed=index, **variant)
         f32, i8 = tmp("m.f32.edgemt"), tmp("m.int8.edgemt")
         convert(ckpt, f32, "--dtype", "float32")
-        convert(ckpt, i8, "--calibration-size", "12")
+        convert(ckpt, i8)
         return ckpt, read(f32), read(i8)
 
     def check_config(self, m, variant):
@@ -62,26 +62,32 @@ class Variants(unittest.TestCase):
         self.assertEqual(proj.weight is None, variant["tie_output"])
         self.assertEqual(proj.bias.shape, (130,))
 
-    def check_int8(self, m, variant):
-        relu = variant["activation"] == "relu"
+    def check_int8(self, m, f32, variant):
         self.assertEqual(m.metadata.dtype, "int8")
-        self.assertIn("per-layer int8 error", m.metadata.calibration_summary)
-        self.assertTrue(m.encoder.token_embedding.is_int8 and m.decoder.token_embedding.is_int8)
+        self.assertIn("per-tensor int8 weight error", m.metadata.quantization_summary)
+        self.assertIn("kept float32: none", m.metadata.quantization_summary)
+        self.assertTrue(m.decoder.token_embedding.is_int8)
+        float_linears = dict(f32.named_linears())
         for name, lin in m.named_linears():
             w = m.linear_weight(lin)
             self.assertTrue(w.is_int8, name)
-            self.assertIsNotNone(lin.input_quant, name)
-            self.assertIsNotNone(lin.output_quant, name)
             self.assertTrue(np.all(np.abs(w.data.astype(int)) <= 127), name)
-            mult = requant_multipliers(lin.input_quant.scale, w.scales, lin.output_quant.scale)
-            self.assertTrue(np.all(mult < REQUANT_LIMIT), name)
-            if relu and name.endswith("feed_forward.up"):
-                self.assertEqual(lin.output_quant.zero_point, -128, name)
-                down = dict(m.named_linears())[name.replace(".up", ".down")]
-                self.assertEqual(down.input_quant, lin.output_quant, "fused ReLU output feeds down as is")
-        layer = m.encoder.layers[0].self_attention
-        self.assertEqual(layer.query.input_quant, layer.key.input_quant)
-        self.assertEqual(layer.query.input_quant, layer.value.input_quant)
+            self.assertEqual(w.scales.shape, (w.shape[0],), name)
+            fw = f32.linear_weight(float_linears[name]).data
+            np.testing.assert_allclose(w.dequantize(), fw, atol=0.51 * float(w.scales.max()), rtol=0, err_msg=name)
+            np.testing.assert_array_equal(lin.bias, float_linears[name].bias, err_msg=name)
+        # the int8 simulation runs every Linear in int8 and stays close to the float model
+        ref, fref = ReferenceModel(m), ReferenceModel(f32)
+        self.assertTrue(all(isinstance(op, Int8Linear) for op in ref.ops.values()))
+        with torch.no_grad():
+            logits = []
+            for r in (ref, fref):
+                mem, valid = r.encode(SOURCES)
+                state = r.start_decoder(mem, valid)
+                logits.append(r.project(r.decode(state, torch.tensor([[2, 8, 9, 70, 11]] * 3))))
+        rel = float((logits[0] - logits[1]).norm() / logits[1].norm())
+        self.assertLess(rel, 0.03, variant)
+        self.assertGreater(rel, 0.0, variant)
 
     def test_variants(self):
         for index, variant in enumerate(VARIANTS):
@@ -89,7 +95,7 @@ class Variants(unittest.TestCase):
                 ckpt, f32, i8 = self.convert_variant(variant, index)
                 self.check_config(f32, variant)
                 self.check_config(i8, variant)
-                self.check_int8(i8, variant)
+                self.check_int8(i8, f32, variant)
                 checkpoint_model, _, _ = load_float_model(ckpt)
                 a_out, a_rec = run(checkpoint_model)
                 b_out, b_rec = run(f32)
@@ -99,6 +105,46 @@ class Variants(unittest.TestCase):
                     np.testing.assert_array_equal(ra["logits"], rb["logits"])
                 outs, recs = run(i8, max_length=6)
                 self.assertTrue(all(len(o) <= 6 and all(0 <= t < 130 for t in o) for o in outs))
+
+    def test_keep_float(self):
+        """--keep-float NAMES: those Linears keep their float32 weight in an int8
+        file and run in float; the summary names them; bad names fail."""
+        from helpers import run_cli
+        from edgemt_convert.cli import main
+        from edgemt_convert.reference_model import FloatLinear
+        tmp = TempDir(self)
+        write_checkpoint(tmp("ckpt"))
+        names = "encoder.layers.0.self_attention.value,decoder.output_projection"
+        out = convert(tmp("ckpt"), tmp("m.edgemt"), "--keep-float", names)
+        self.assertIn("kept float32 (--keep-float): encoder.layers.0.self_attention.value, "
+                      "decoder.output_projection", out)
+        self.assertRegex(out, r"\n  decoder\.output_projection +130x64 +kept float32\n")
+        m = read(tmp("m.edgemt"))
+        linears = dict(m.named_linears())
+        for name, lin in linears.items():
+            self.assertEqual(lin.weight.is_int8, name not in names.split(","), name)
+        ckpt_model, _, _ = load_float_model(tmp("ckpt"))
+        np.testing.assert_array_equal(m.decoder.output_projection.weight.data,
+                                      ckpt_model.decoder.output_projection.weight.data)
+        ref = ReferenceModel(m)
+        self.assertIsInstance(ref.ops["decoder.output_projection"], FloatLinear)
+        self.assertIsInstance(ref.ops["encoder.layers.0.self_attention.query"], Int8Linear)
+        self.assertIn("decoder.output_projection", m.metadata.quantization_summary)
+
+        def fails(message, *argv):
+            code, _, err = run_cli(main, [tmp("ckpt"), "--out", tmp("bad.edgemt"), "--quiet", *argv])
+            self.assertEqual(code, 1)
+            self.assertEqual(err, "edgemt-convert: error: %s\n" % message)
+            self.assertFalse(os.path.exists(tmp("bad.edgemt")))
+
+        fails("--keep-float: no Linear named 'encoder.nope' (names look like encoder.layers.0.feed_forward.up)",
+              "--keep-float", "encoder.nope")
+        fails("--keep-float applies to int8 files only", "--keep-float", names, "--dtype", "float32")
+        write_checkpoint(tmp("tied"), tie_output=True)
+        code, _, err = run_cli(main, [tmp("tied"), "--out", tmp("bad.edgemt"), "--quiet",
+                                      "--keep-float", "decoder.output_projection"])
+        self.assertEqual((code, err), (1, "edgemt-convert: error: --keep-float: the tied output projection is "
+                                          "the decoder embedding; it is int8 in an int8 file\n"))
 
     def test_seed_layout_defaults_without_variant_keys(self):
         """Checkpoints older than the variant keys: post, relu, interleaved, untied, 1e-5."""
@@ -123,7 +169,7 @@ class Variants(unittest.TestCase):
         sd["encoder.token_embedding.weight"] = sd["decoder.token_embedding.weight"].copy()
         write_checkpoint(tmp("ckpt"), cfg=cfg, sd=sd)
         for dtype in ("float32", "int8"):
-            out = convert(tmp("ckpt"), tmp(dtype + ".edgemt"), "--dtype", dtype, "--calibration-size", "8")
+            out = convert(tmp("ckpt"), tmp(dtype + ".edgemt"), "--dtype", dtype)
             self.assertIn("identical; stored once", out)
             m = read(tmp(dtype + ".edgemt"))
             self.assertTrue(m.config.shared_embeddings)

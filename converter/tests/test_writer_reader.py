@@ -1,14 +1,17 @@
-"""The file layout: identifier, version, 64-byte aligned tensor data, 4-byte
-aligned scales, and a lossless round trip through writer and reader."""
+"""The file layout: identifier, version 2.0, 64-byte aligned tensor data,
+4-byte aligned scales, a lossless round trip through writer and reader, and
+files of other versions rejected (1.x with a message to convert again)."""
 import dataclasses
 import os
+import re
 import unittest
 
 import numpy as np
 
-from helpers import TempDir, convert, train_spm, write_checkpoint
+from helpers import convert, train_spm, write_checkpoint
 
 from edgemt_convert import model_ir as ir
+from edgemt_convert.errors import ConversionError
 from edgemt_convert.reader import parse, read, tensor_data_offsets
 from edgemt_convert.writer import serialize
 
@@ -43,12 +46,13 @@ class FileLayout(unittest.TestCase):
         cfg["tokenizer"] = "spm.model"
         write_checkpoint(ckpt, cfg=cfg)
         cls.files = {}
+        cls.paths = {}
         for dtype in ("float32", "int8"):
             path = os.path.join(tmp, dtype + ".edgemt")
-            convert(ckpt, path, "--dtype", dtype, "--calibration-size", "8",
-                    "--source-language", "en", "--target-language", "de")
+            convert(ckpt, path, "--dtype", dtype, "--source-language", "en", "--target-language", "de")
             with open(path, "rb") as f:
                 cls.files[dtype] = f.read()
+            cls.paths[dtype] = path
         with open(os.path.join(ckpt, "spm.model"), "rb") as f:
             cls.spm = f.read()
 
@@ -60,7 +64,8 @@ class FileLayout(unittest.TestCase):
         for dtype, data in self.files.items():
             self.assertEqual(data[4:8], b"EDMT", dtype)
             m = parse(data)
-            self.assertEqual((m.format_major, m.format_minor), (1, 0))
+            self.assertEqual((m.format_major, m.format_minor), (2, 0))
+            self.assertEqual((ir.FORMAT_MAJOR, ir.FORMAT_MINOR), (2, 0))
 
     def test_tensor_data_is_64_byte_aligned(self):
         for dtype, data in self.files.items():
@@ -84,10 +89,13 @@ class FileLayout(unittest.TestCase):
             self.assertTrue(m.metadata.converter_version.startswith("edgemt-convert "))
             self.assertEqual(m.tokenizer.source_model, self.spm)
             self.assertIsNone(m.tokenizer.target_model)
-        self.assertEqual(parse(self.files["float32"]).metadata.calibration_summary, "")
-        summary = parse(self.files["int8"]).metadata.calibration_summary
-        self.assertIn("calibration: 8 random token-id sequences", summary)
-        self.assertIn("no --calibration text given", summary)
+        self.assertEqual(parse(self.files["float32"]).metadata.quantization_summary, "")
+        summary = parse(self.files["int8"]).metadata.quantization_summary
+        self.assertIn("file: %s bytes" % format(len(self.files["int8"]), ","), summary)
+        self.assertIn("no calibration", summary)
+        self.assertNotIn("calibration:", summary)
+        self.assertRegex(summary, r"\n  decoder\.output_projection +200x64 +[0-9.]+% +[0-9.]+%")
+        self.assertRegex(summary, r"\n  encoder\.token_embedding +200x64 ")
 
     def test_round_trip(self):
         for dtype, data in self.files.items():
@@ -108,15 +116,40 @@ class FileLayout(unittest.TestCase):
         back = parse(serialize(m))
         assert_same(self, m, back)
 
+    def test_int8_linears_hold_no_activation_parameters(self):
+        """Format 2.0: a Linear table has weight and bias only (slots 0 and 1);
+        the 1.x input_quant/output_quant slots are not written."""
+        from edgemt_convert.schema import fb
+        f = fb()
+        self.assertFalse(hasattr(f, "QuantParams"))
+        m = f.Model.Model.GetRootAs(self.files["int8"], 0)
+        lin = m.Encoder().Layers(0).SelfAttention().Query()
+        self.assertFalse(hasattr(lin, "InputQuant"))
+        self.assertEqual(lin._tab.Offset(8), 0)            # slot 2 (1.x input_quant): absent
+        self.assertEqual(lin._tab.Offset(10), 0)           # slot 3 (1.x output_quant): absent
+        self.assertEqual(lin.Weight().Type(), ir.TYPE_INT8)
+
     def test_rejects_other_files(self):
-        from edgemt_convert.errors import ConversionError
         with self.assertRaisesRegex(ConversionError, "no EDMT file identifier"):
             parse(b"\0" * 64)
-        data = bytearray(self.files["float32"])
-        m = parse(bytes(data))
-        m.format_major = 2
-        with self.assertRaisesRegex(ConversionError, "format 2.0 is not supported"):
+        m = parse(self.files["float32"])
+        m.format_major = 3
+        with self.assertRaisesRegex(ConversionError, r"^format 3\.0 is not supported \(this reader knows 2\.x\)$"):
             parse(serialize(m))
+
+    def test_rejects_a_1x_file_and_says_to_convert_again(self):
+        for dtype in ("int8", "float32"):
+            m = parse(self.files[dtype])
+            m.format_major, m.format_minor = 1, 0
+            with self.assertRaisesRegex(ConversionError, r"^format 1\.0 is no longer supported: .*"
+                                                         r"convert the checkpoint again"):
+                parse(serialize(m))
+        # through the file reader, with the path in front
+        path = self.paths["int8"] + ".v1"
+        with open(path, "wb") as f:
+            f.write(serialize(m))
+        with self.assertRaisesRegex(ConversionError, r"^%s: format 1\.0 is no longer supported" % re.escape(path)):
+            read(path)
 
 
 if __name__ == "__main__":

@@ -118,7 +118,7 @@ std::string_view Model::target_tokenizer() const {
 EDGEMT_METADATA_ACCESSOR(source_language)
 EDGEMT_METADATA_ACCESSOR(target_language)
 EDGEMT_METADATA_ACCESSOR(converter_version)
-EDGEMT_METADATA_ACCESSOR(calibration_summary)
+EDGEMT_METADATA_ACCESSOR(quantization_summary)
 #undef EDGEMT_METADATA_ACCESSOR
 
 void Model::ReleasePages(const void* data, size_t size) const {

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "edgemt_generated.h"
-#include "ops/quantize.h"
 
 namespace edgemt {
 namespace {
@@ -81,15 +80,6 @@ Status ReadVector(const fb::Tensor* tensor, const std::string& name, int size, c
   return Status::Ok();
 }
 
-Status ReadQuant(const fb::QuantParams* params, const std::string& name, QuantParams* out) {
-  if (params == nullptr) return Invalid(name + " is missing");
-  const std::string problem = ScaleProblem(params->scale());
-  if (!problem.empty()) return Invalid(name + " has a scale that " + problem);
-  out->scale = params->scale();
-  out->zero_point = params->zero_point();
-  return Status::Ok();
-}
-
 // `tied_weight` (may be null) is used when the file has no weight of its own.
 Status ReadLinear(const fb::Linear* linear, const std::string& name, int out_features, int in_features,
                   const MatrixView* tied_weight, LinearView* out) {
@@ -102,23 +92,6 @@ Status ReadLinear(const fb::Linear* linear, const std::string& name, int out_fea
   }
   out->bias = nullptr;
   if (linear->bias() != nullptr) EDGEMT_RETURN_IF_ERROR(ReadVector(linear->bias(), name + ".bias", out_features, &out->bias));
-  if (out->is_int8()) {
-    EDGEMT_RETURN_IF_ERROR(ReadQuant(linear->input_quant(), name + ".input_quant", &out->input_quant));
-    EDGEMT_RETURN_IF_ERROR(ReadQuant(linear->output_quant(), name + ".output_quant", &out->output_quant));
-    // XNNPACK requantizes with input_scale * weight_scale / output_scale and needs it below 256.
-    for (int r = 0; r < out_features; ++r) {
-      float requant = out->input_quant.scale * out->weight.scales[r] / out->output_quant.scale;
-      if (!(requant < 256.0f) || !(requant >= 0x1.0p-32f))
-        return Invalid(name + " has quantization scales whose ratio XNNPACK cannot represent (row " +
-                       std::to_string(r) + ")");
-      // The bias is added in the int32 accumulator (docs/int8.md; as LinearOp::Create computes it).
-      if (out->bias != nullptr) {
-        int32_t quantized;
-        if (!QuantizeBias(out->bias[r], out->input_quant.scale, out->weight.scales[r], &quantized))
-          return Invalid(name + ".bias does not fit the int8 accumulator (row " + std::to_string(r) + ")");
-      }
-    }
-  }
   return Status::Ok();
 }
 
@@ -136,13 +109,9 @@ Status ReadAttention(const fb::Attention* attention, const std::string& name, in
   return ReadLinear(attention->output(), name + ".output", d, d, nullptr, &out->output);
 }
 
-Status ReadFeedForward(const fb::FeedForward* ffn, const std::string& name, int d, int d_ff, Activation activation,
-                       FeedForwardView* out) {
+Status ReadFeedForward(const fb::FeedForward* ffn, const std::string& name, int d, int d_ff, FeedForwardView* out) {
   if (ffn == nullptr) return Invalid("feed-forward block " + name + " is missing");
   EDGEMT_RETURN_IF_ERROR(ReadLinear(ffn->up(), name + ".up", d_ff, d, nullptr, &out->up));
-  // An int8 ReLU is the GEMM's clamp to [output zero point, 127]: it needs at least two levels.
-  if (activation == Activation::kReLU && out->up.is_int8() && out->up.output_quant.zero_point == 127)
-    return Invalid(name + ".up.output_quant has zero point 127, which leaves the fused ReLU no range");
   return ReadLinear(ffn->down(), name + ".down", d, d_ff, nullptr, &out->down);
 }
 
@@ -248,6 +217,12 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
   uint16_t major = 0, minor = 0;
   if (!ReadVersion(data, size, &major, &minor))
     return Invalid("the file is corrupt or truncated (its root table cannot be read)");
+  if (major == 1)
+    return Status(StatusCode::kUnsupported, "model format version " + std::to_string(major) + "." +
+                                                std::to_string(minor) + " is older than this runtime reads (" +
+                                                std::to_string(kFormatMajor) +
+                                                ".x, whose int8 arithmetic differs): convert the checkpoint again "
+                                                "with this version's edgemt-convert");
   if (major != kFormatMajor)
     return Status(StatusCode::kUnsupported, "model format version " + std::to_string(major) + "." +
                                                 std::to_string(minor) + " is not supported (this runtime reads " +
@@ -292,8 +267,7 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
     if (layer == nullptr) return Invalid(name + " is missing");
     EDGEMT_RETURN_IF_ERROR(ReadAttention(layer->self_attention(), name + ".self_attention", d, &view.self_attention));
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->self_attention_norm(), name + ".self_attention_norm", d, &view.self_attention_norm));
-    EDGEMT_RETURN_IF_ERROR(ReadFeedForward(layer->feed_forward(), name + ".feed_forward", d, config.d_ff, config.activation,
-                                           &view.feed_forward));
+    EDGEMT_RETURN_IF_ERROR(ReadFeedForward(layer->feed_forward(), name + ".feed_forward", d, config.d_ff, &view.feed_forward));
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->feed_forward_norm(), name + ".feed_forward_norm", d, &view.feed_forward_norm));
   }
 
@@ -312,8 +286,7 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->self_attention_norm(), name + ".self_attention_norm", d, &view.self_attention_norm));
     EDGEMT_RETURN_IF_ERROR(ReadAttention(layer->cross_attention(), name + ".cross_attention", d, &view.cross_attention));
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->cross_attention_norm(), name + ".cross_attention_norm", d, &view.cross_attention_norm));
-    EDGEMT_RETURN_IF_ERROR(ReadFeedForward(layer->feed_forward(), name + ".feed_forward", d, config.d_ff, config.activation,
-                                           &view.feed_forward));
+    EDGEMT_RETURN_IF_ERROR(ReadFeedForward(layer->feed_forward(), name + ".feed_forward", d, config.d_ff, &view.feed_forward));
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->feed_forward_norm(), name + ".feed_forward_norm", d, &view.feed_forward_norm));
   }
 

@@ -9,7 +9,7 @@
 
 namespace edgemt {
 
-constexpr uint16_t kFormatMajor = 1;
+constexpr uint16_t kFormatMajor = 2;
 constexpr uint16_t kFormatMinor = 0;
 
 // Checks the FlatBuffer structure, the identifier, the version, the

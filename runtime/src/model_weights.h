@@ -27,17 +27,10 @@ struct MatrixView {
   }
 };
 
-struct QuantParams {
-  float scale = 1.0f;
-  int8_t zero_point = 0;
-};
-
 // y = x W^T + b; W is [out, in].
 struct LinearView {
   MatrixView weight;
   const float* bias = nullptr;  // [out] or null
-  QuantParams input_quant;      // int8 weight only
-  QuantParams output_quant;     // int8 weight only
   bool is_int8() const { return weight.type == WeightType::kInt8; }
 };
 

@@ -126,7 +126,7 @@ struct Translator::Impl {
     return Status::Ok();
   }
 
-  Status DecodeStep(const int32_t* tokens, bool float_logits = true) {
+  Status DecodeStep(const int32_t* tokens) {
     if (batch_count == 0) return InvalidArgument("DecodeStep needs a successful Encode first");
     if (tokens == nullptr) return InvalidArgument("tokens must not be null");
     if (next_step >= limits.target)
@@ -138,7 +138,7 @@ struct Translator::Impl {
     }
     const auto start = std::chrono::steady_clock::now();
     EDGEMT_RETURN_IF_ERROR(
-        decoder.Step(tokens, batch_count, next_step, batch_length, float_logits, workspace, context()));
+        decoder.Step(tokens, batch_count, next_step, batch_length, workspace, context()));
     ++next_step;
     if (options.profile) {
       profile.decoder_ms += MillisecondsSince(start);
@@ -157,7 +157,6 @@ struct Translator::Impl {
 
     const ModelConfig& config = model->config();
     const size_t vocab = static_cast<size_t>(config.target_vocab_size);
-    const LinearOp& projection = decoder.output_projection();
     size_t longest = 0;
     for (size_t s = 0; s < count; ++s) {
       workspace.step_tokens[s] = config.decoder_start_id;
@@ -166,22 +165,14 @@ struct Translator::Impl {
       longest = std::max(longest, StepsFor(sources[s].size, decode));
     }
     for (size_t step = 0; step < longest; ++step) {
-      EDGEMT_RETURN_IF_ERROR(DecodeStep(workspace.step_tokens, /*float_logits=*/!projection.is_int8()));
+      EDGEMT_RETURN_IF_ERROR(DecodeStep(workspace.step_tokens));
       const auto start = std::chrono::steady_clock::now();
       bool all_finished = true;
       for (size_t s = 0; s < count; ++s) {
         if (workspace.finished[s]) continue;
         const int32_t produced = workspace.output_lengths[s];
         const int32_t banned = produced < decode.min_length ? config.eos_id : -1;
-        // Only an int8 projection has int8 logits: a float model has no int8
-        // buffers (output8 is null, and offsetting a null pointer is undefined).
-        Int8Logits int8;
-        if (projection.is_int8()) {
-          int8 = Int8Logits{workspace.decoder.output8 + s * vocab,
-                            decoder.projection_input(workspace) + s * static_cast<size_t>(config.d_model),
-                            &projection.view()};
-        }
-        const int32_t next = NextToken(workspace.logits + s * vocab, vocab, banned, projection.is_int8() ? &int8 : nullptr);
+        const int32_t next = NextToken(workspace.logits + s * vocab, vocab, banned);
         workspace.step_tokens[s] = next;
         if (next == config.eos_id) {
           workspace.finished[s] = 1;
@@ -273,11 +264,10 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
   // Each layer's mapped weights go back to the OS as soon as XNNPACK holds
   // its packed copy, so that the file and the copies are never resident
   // together. Weights also read in place (the embeddings, which a tied
-  // projection shares, and the rows of an int8 projection that rescoring
-  // reads) come back page by page, only where they are used.
+  // projection shares) come back page by page, only where they are used.
   const Model& mapped = *impl->model;
   EDGEMT_RETURN_IF_ERROR(PackLinears(linears, impl->pool, [&mapped](const LinearOp& linear) {
-    mapped.ReleasePages(linear.view().weight.data, linear.view().weight.bytes());
+    for (const LinearView& part : linear.parts()) mapped.ReleasePages(part.weight.data, part.weight.bytes());
   }));
   return std::unique_ptr<Translator>(new (std::nothrow) Translator(std::move(impl)));
 }

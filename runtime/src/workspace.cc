@@ -5,20 +5,20 @@
 namespace edgemt {
 namespace {
 
-void PlanStack(size_t rows, size_t d, size_t d_ff, size_t longest_keys, size_t int8_out_width, bool int8,
-               StackBuffers* buffers, ArenaLayout* layout) {
+void PlanStack(size_t rows, size_t d, size_t d_ff, size_t longest_keys, bool int8, StackBuffers* buffers,
+               ArenaLayout* layout) {
   layout->Add(&buffers->x, rows * d);
   layout->Add(&buffers->normed, rows * d);
+  layout->Add(&buffers->qkv, rows * 3 * d);
   layout->Add(&buffers->q, rows * d);
-  layout->Add(&buffers->k, rows * d);
-  layout->Add(&buffers->v, rows * d);
   layout->Add(&buffers->context, rows * d);
   layout->Add(&buffers->projected, rows * d);
   layout->Add(&buffers->hidden, rows * d_ff);
   layout->Add(&buffers->scores, longest_keys);
   if (int8) {
-    layout->Add(&buffers->input8, rows * std::max(d, d_ff));
-    layout->Add(&buffers->output8, rows * int8_out_width);
+    // XNNPACK's kernels may read XNN_EXTRA_BYTES past their input.
+    layout->Add(&buffers->input8, rows * std::max(d, d_ff) + XNN_EXTRA_BYTES);
+    layout->Add(&buffers->input8_params, rows + XNN_EXTRA_QUANTIZATION_PARAMS);
   }
 }
 
@@ -33,13 +33,11 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
   const size_t cache_rows = limits.batch * limits.target;
 
   layout->Add(&memory, source_rows * d);
-  cross_keys.assign(layers, nullptr);
-  cross_values.assign(layers, nullptr);
+  cross_kv.assign(layers, nullptr);
   self_keys.assign(layers, nullptr);
   self_values.assign(layers, nullptr);
   for (size_t i = 0; i < layers; ++i) {
-    layout->Add(&cross_keys[i], source_rows * d);
-    layout->Add(&cross_values[i], source_rows * d);
+    layout->Add(&cross_kv[i], source_rows * 2 * d);
     layout->Add(&self_keys[i], cache_rows * d);
     layout->Add(&self_values[i], cache_rows * d);
   }
@@ -53,10 +51,9 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
   layout->Add(&finished, limits.batch);
 
   layout->BeginPhase();
-  PlanStack(source_rows, d, d_ff, limits.source, std::max(d, d_ff), int8, &encoder, layout);
+  PlanStack(source_rows, d, d_ff, limits.source, int8, &encoder, layout);
   layout->BeginPhase();
-  PlanStack(limits.batch, d, d_ff, std::max(limits.source, limits.target), std::max({d, d_ff, vocab}), int8,
-            &decoder, layout);
+  PlanStack(limits.batch, d, d_ff, std::max(limits.source, limits.target), int8, &decoder, layout);
 }
 
 }  // namespace edgemt

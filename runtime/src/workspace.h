@@ -1,6 +1,8 @@
 // Every activation buffer a translator uses, carved out of one arena.
 #pragma once
 
+#include <xnnpack.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -21,22 +23,20 @@ struct Limits {
 struct StackBuffers {
   float* x = nullptr;       // [rows, d] the residual stream
   float* normed = nullptr;  // [rows, d] pre-LN input of a sub-block
-  float* q = nullptr;       // [rows, d]
-  float* k = nullptr;       // [rows, d]
-  float* v = nullptr;       // [rows, d]
+  float* qkv = nullptr;     // [rows, 3d] self-attention query, key, value side by side
+  float* q = nullptr;       // [rows, d] cross-attention query
   float* context = nullptr; // [rows, d] attention output before its projection
   float* projected = nullptr; // [rows, d] a sub-block's output
   float* hidden = nullptr;  // [rows, d_ff]
   float* scores = nullptr;  // [longest key sequence]
-  int8_t* input8 = nullptr;   // int8 GEMM input  [rows, max(d, d_ff)]
-  int8_t* output8 = nullptr;  // int8 GEMM output [rows, max(d, d_ff, vocab)]
+  int8_t* input8 = nullptr;   // int8 GEMM input rows [rows, max(d, d_ff)]
+  xnn_quantization_params* input8_params = nullptr;  // [rows + XNN_EXTRA_QUANTIZATION_PARAMS]
 };
 
 struct Workspace {
   // Persistent for a whole translation.
   float* memory = nullptr;            // [batch * source, d] encoder output
-  std::vector<float*> cross_keys;     // per decoder layer [batch * source, d]
-  std::vector<float*> cross_values;
+  std::vector<float*> cross_kv;       // per decoder layer [batch * source, 2d]: keys, values
   std::vector<float*> self_keys;      // per decoder layer [batch, target, d]
   std::vector<float*> self_values;
   uint8_t* key_mask = nullptr;        // [batch * source] 1 = a real source token

@@ -6,8 +6,8 @@
 // The presets have the shapes of ../shared/bench/make_random_checkpoint.py's
 // (micro: d64, 2+2 layers, vocabularies 500/600; tiny: d256, 4 heads, d_ff
 // 1024, 6+2 layers, 16k; base: d512, 8 heads, 2048, 6+6, 32k), 512
-// positions. The weights are random and the int8 scales fixed (not
-// calibrated), so a model from here measures speed only, never accuracy.
+// positions. The weights are random (int8: quantized per row, as the
+// converter does), so a model from here measures speed only, never accuracy.
 #include <cstdio>
 #include <cstdlib>
 #include <string>

@@ -1,8 +1,9 @@
 """The committed int8 example model (models/multi30k-ende.int8.edgemt) keeps
-the trained model's accuracy: BLEU on the 500 dev sentences at most 0.5 below
-the float32 reference's 36.57, at least 85% of sentences identical to the
+the trained model's accuracy: BLEU on the 500 dev sentences at most 0.2 below
+the float32 reference's 36.57, at least 92% of sentences identical to the
 float32 output, and the runtime agrees with the converter's exact simulation
-of the int8 arithmetic (docs/int8.md).
+of the int8 arithmetic (docs/int8.md) and, on every CPU, with the x86-64
+runtime's output (tests/e2e/data/).
 
 The float32 output is ../shared's reference/dev.greedy.ids: the float32
 runtime reproduces it exactly (test_multi30k_float32), and comparing with it
@@ -14,9 +15,15 @@ import sys
 import tempfile
 import unittest
 
-from e2e_common import DEV_DE, DEV_EN, EXAMPLE_INT8, MULTI30K, REFERENCE, emulated, need_shared, read_lines, run
+from e2e_common import (DEV_DE, DEV_EN, EXAMPLE_INT8, MULTI30K, REFERENCE, REPO, emulated, need_shared, read_lines,
+                        run)
 
 FLOAT32_REFERENCE_BLEU = 36.57
+# The x86-64 runtime's int8 output ids for reference/dev.src.ids (any batch
+# size and thread count give the same). Regenerate with the example model:
+#   build/bin/edgemt-translate --model models/multi30k-ende.int8.edgemt --input-ids --output-ids \
+#       < ../shared/models/multi30k-ende/reference/dev.src.ids > tests/e2e/data/multi30k-ende.int8.x86-64.dev.ids
+X86_64_IDS = os.path.join(REPO, "tests", "e2e", "data", "multi30k-ende.int8.x86-64.dev.ids")
 
 
 def bleu(hypothesis_path):
@@ -41,13 +48,13 @@ class Multi30kInt8(unittest.TestCase):
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def test_bleu_within_half_a_point_of_float32(self):
+    def test_bleu_within_a_fifth_of_a_point_of_float32(self):
         path = os.path.join(self.tmp.name, "int8.de")
         with open(path, "w", encoding="utf-8") as f:
             f.write("".join(line + "\n" for line in self.int8_text))
         score = bleu(path)
         print("int8 BLEU %.2f" % score)
-        self.assertGreaterEqual(score, FLOAT32_REFERENCE_BLEU - 0.5)
+        self.assertGreaterEqual(score, FLOAT32_REFERENCE_BLEU - 0.2)
 
     def test_most_sentences_identical_to_float32(self):
         # The float32 greedy output, detokenized: the same text means the same ids.
@@ -55,20 +62,41 @@ class Multi30kInt8(unittest.TestCase):
         self.assertEqual(len(float32), len(self.int8_text))
         same = sum(a == b for a, b in zip(float32, self.int8_text)) / len(float32)
         print("int8 identical to float32: %.1f%%" % (100 * same))
-        self.assertGreaterEqual(same, 0.85)
+        self.assertGreaterEqual(same, 0.92)
 
     def test_runtime_agrees_with_the_int8_simulation(self):
         if os.environ.get("EDGEMT_SKIP_SIMULATION"):
             self.skipTest("the PyTorch simulation of 500 sentences is slow: run in the native configuration only")
         sources = os.path.join(MULTI30K, "reference", "dev.src.ids")
         simulated = run([sys.executable, REFERENCE, "--model", EXAMPLE_INT8, "--input-ids", sources]).stdout.split("\n")[:-1]
-        with open(sources) as f:
-            ours = run(emulated("edgemt-translate") + ["--model", EXAMPLE_INT8, "--input-ids", "--output-ids",
-                                                       "--batch-size", "8"], stdin=f.read()).stdout.split("\n")[:-1]
-        same = sum(a == b for a, b in zip(ours, simulated)) / len(simulated)
+        same = sum(a == b for a, b in zip(self.ids(), simulated)) / len(simulated)
         print("runtime identical to the simulation: %.1f%%" % (100 * same))
-        # Float sums in attention and LayerNorm run in another order than in PyTorch, which flips a rare near-tie.
-        self.assertGreaterEqual(same, 0.97)
+        # Float sums in attention and LayerNorm run in another order than in
+        # PyTorch, which flips a rare near-tie (measured: 99.0%).
+        self.assertGreaterEqual(same, 0.98)
+
+    def test_same_ids_as_on_x86_64(self):
+        x86 = read_lines(X86_64_IDS)
+        ours = self.ids()
+        self.assertEqual(len(x86), len(ours))
+        same = sum(a == b for a, b in zip(ours, x86)) / len(x86)
+        print("identical to the x86-64 runtime: %.1f%%" % (100 * same))
+        if os.environ.get("EDGEMT_EMULATOR"):
+            # Other kernels (NEON, dot-product) sum the same integers but may
+            # fuse the float epilogue differently, and other compilers' float
+            # code runs LayerNorm and attention: near-ties flip.
+            self.assertGreaterEqual(same, 0.90)
+        else:
+            # x86-64 kernels differ by ISA (AVX2, AVX-512, VNNI) in FMA use only.
+            self.assertGreaterEqual(same, 0.98)
+
+    def ids(self):
+        if not hasattr(type(self), "_ids"):
+            with open(os.path.join(MULTI30K, "reference", "dev.src.ids")) as f:
+                type(self)._ids = run(emulated("edgemt-translate") + ["--model", EXAMPLE_INT8, "--input-ids",
+                                                                      "--output-ids", "--batch-size", "8"],
+                                      stdin=f.read()).stdout.split("\n")[:-1]
+        return type(self)._ids
 
 
 if __name__ == "__main__":

@@ -156,14 +156,14 @@ void MutateTensor(std::unique_ptr<TensorT>& slot, Random& random) {
 }
 
 void MutateLinear(edgemt::fb::LinearT& linear, Random& random) {
-  auto quant = [&](std::unique_ptr<edgemt::fb::QuantParams>& q) {
-    switch (Pick(random, 3)) {
-      case 0: q.reset(); break;
-      case 1: q = std::make_unique<edgemt::fb::QuantParams>(SpecialFloat(random), static_cast<int8_t>(random())); break;
-      default: q = std::make_unique<edgemt::fb::QuantParams>(q ? q->scale() : 0.05f, static_cast<int8_t>(random()));
-    }
-  };
-  quant(Pick(random, 2) == 0 ? linear.input_quant : linear.output_quant);
+  // The bias: gone, or a special value (NaN, infinities, huge) in one element.
+  if (Pick(random, 2) == 0 || !linear.bias || linear.bias->data.size() < sizeof(float)) {
+    linear.bias.reset();
+    return;
+  }
+  const float value = SpecialFloat(random);
+  std::memcpy(linear.bias->data.data() + Pick(random, linear.bias->data.size() / sizeof(float)) * sizeof(float),
+              &value, sizeof value);
 }
 
 void MutateConfig(edgemt::fb::ConfigT& c, Random& random) {

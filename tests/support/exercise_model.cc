@@ -44,7 +44,7 @@ ExerciseResult ExerciseModelBytes(const uint8_t* data, size_t size) {
   // Every accessor must stay inside the buffer.
   size_t touched = model->source_tokenizer().size() + model->target_tokenizer().size() +
                    model->source_language().size() + model->target_language().size() +
-                   model->converter_version().size() + model->calibration_summary().size();
+                   model->converter_version().size() + model->quantization_summary().size();
   (void)touched;
 #ifdef EDGEMT_WITH_SENTENCEPIECE
   if (!model->source_tokenizer().empty()) {

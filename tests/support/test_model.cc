@@ -67,16 +67,10 @@ struct Builder {
     return FloatTensor(values, {static_cast<uint32_t>(rows), static_cast<uint32_t>(cols)});
   }
 
-  std::unique_ptr<fb::LinearT> Linear(int out, int in, bool relu_output = false) {
+  std::unique_ptr<fb::LinearT> Linear(int out, int in) {
     auto linear = std::make_unique<fb::LinearT>();
     linear->weight = Matrix(out, in);
     linear->bias = FloatTensor(random.Uniform(static_cast<size_t>(out), 0.1f), {static_cast<uint32_t>(out)});
-    if (spec.int8) {
-      // Activations of these random models stay within a few units.
-      linear->input_quant = std::make_unique<fb::QuantParams>(0.05f, int8_t{0});
-      linear->output_quant = relu_output ? std::make_unique<fb::QuantParams>(0.03f, int8_t{-128})
-                                         : std::make_unique<fb::QuantParams>(0.05f, int8_t{0});
-    }
     return linear;
   }
 
@@ -100,7 +94,7 @@ struct Builder {
 
   std::unique_ptr<fb::FeedForwardT> FeedForward() {
     auto ffn = std::make_unique<fb::FeedForwardT>();
-    ffn->up = Linear(spec.d_ff, spec.d_model, spec.activation == Activation::kReLU);
+    ffn->up = Linear(spec.d_ff, spec.d_model);
     ffn->down = Linear(spec.d_model, spec.d_ff);
     return ffn;
   }
@@ -122,7 +116,7 @@ struct Builder {
 std::vector<uint8_t> BuildTestModelFile(const TestModelSpec& spec) {
   Builder b{spec, Random(spec.seed)};
   fb::ModelT model;
-  model.format_major = 1;
+  model.format_major = 2;
   model.format_minor = 0;
   model.config = std::make_unique<fb::ConfigT>();
   fb::ConfigT& c = *model.config;

@@ -65,7 +65,7 @@ class Model {
   std::string_view source_language() const;
   std::string_view target_language() const;
   std::string_view converter_version() const;
-  std::string_view calibration_summary() const;
+  std::string_view quantization_summary() const;
 
   // Internal: the verified weight views, for translators.
   const ModelWeights& weights() const;

@@ -5,12 +5,17 @@
 
 namespace edgemt {
 
-void AttentionOps::Configure(const AttentionView& view, const char* name, std::vector<LinearOp*>* to_pack) {
-  query.Configure(view.query, false, name);
-  key.Configure(view.key, false, name);
-  value.Configure(view.value, false, name);
+void SelfAttentionOps::Configure(const AttentionView& view, const char* name, std::vector<LinearOp*>* to_pack) {
+  query_key_value.Configure({view.query, view.key, view.value}, name);
   output.Configure(view.output, false, name);
-  to_pack->insert(to_pack->end(), {&query, &key, &value, &output});
+  to_pack->insert(to_pack->end(), {&query_key_value, &output});
+}
+
+void CrossAttentionOps::Configure(const AttentionView& view, const char* name, std::vector<LinearOp*>* to_pack) {
+  query.Configure(view.query, false, name);
+  key_value.Configure({view.key, view.value}, name);
+  output.Configure(view.output, false, name);
+  to_pack->insert(to_pack->end(), {&query, &key_value, &output});
 }
 
 void FeedForwardOps::Configure(const FeedForwardView& view, Activation activation, const char* name,

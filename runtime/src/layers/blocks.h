@@ -20,11 +20,20 @@ struct RunContext {
   TranslationProfile* profile = nullptr;  // null: not profiling
 };
 
-inline LinearScratch ScratchOf(const StackBuffers& buffers) { return {buffers.input8, buffers.output8}; }
+inline LinearScratch ScratchOf(const StackBuffers& buffers) { return {buffers.input8, buffers.input8_params}; }
 
-struct AttentionOps {
-  LinearOp query, key, value, output;
-  // Configures the four layers and adds them to `to_pack`.
+// Self-attention: query, key and value in one product ([rows, 3d]), then
+// the output projection.
+struct SelfAttentionOps {
+  LinearOp query_key_value, output;
+  // Configures the layers and adds them to `to_pack`.
+  void Configure(const AttentionView& view, const char* name, std::vector<LinearOp*>* to_pack);
+};
+
+// Cross-attention: the query from the decoder; key and value in one product
+// ([rows, 2d]) of the encoder output, once per source.
+struct CrossAttentionOps {
+  LinearOp query, key_value, output;
   void Configure(const AttentionView& view, const char* name, std::vector<LinearOp*>* to_pack);
 };
 

@@ -32,7 +32,7 @@ void Decoder::Configure(const ModelWeights& weights, size_t cache_length, std::v
   // layer runs in each step.
   cross_linears_.clear();
   for (const Layer& layer : layers_)
-    cross_linears_.insert(cross_linears_.end(), {&layer.cross_attention.key, &layer.cross_attention.value});
+    cross_linears_.push_back(&layer.cross_attention.key_value);
   step_linears_.clear();
   for (auto it = to_pack->begin() + static_cast<std::ptrdiff_t>(first); it != to_pack->end(); ++it) {
     if (std::find(cross_linears_.begin(), cross_linears_.end(), *it) == cross_linears_.end()) step_linears_.push_back(*it);
@@ -44,26 +44,23 @@ Status Decoder::PrepareCrossAttention(size_t count, size_t source_length, Worksp
   const size_t rows = count * source_length;
   const LinearScratch scratch = ScratchOf(workspace.encoder);
   for (size_t i = 0; i < layers_.size(); ++i) {
-    const AttentionOps& cross = layers_[i].cross_attention;
-    EDGEMT_RETURN_IF_ERROR(cross.key.Run(workspace.memory, rows, workspace.cross_keys[i], scratch, context.pool, context.profile));
-    EDGEMT_RETURN_IF_ERROR(cross.value.Run(workspace.memory, rows, workspace.cross_values[i], scratch, context.pool, context.profile));
+    EDGEMT_RETURN_IF_ERROR(layers_[i].cross_attention.key_value.Run(workspace.memory, rows, workspace.cross_kv[i],
+                                                                     scratch, context.pool, context.profile));
   }
   return Status::Ok();
 }
 
-const float* Decoder::projection_input(const Workspace& workspace) const {
-  return weights_->config.norm == NormPlacement::kPreLN ? workspace.decoder.normed : workspace.decoder.x;
-}
-
-Status Decoder::Step(const int32_t* tokens, size_t count, size_t step, size_t source_length, bool float_logits,
-                     Workspace& workspace, const RunContext& context) const {
+Status Decoder::Step(const int32_t* tokens, size_t count, size_t step, size_t source_length, Workspace& workspace,
+                     const RunContext& context) const {
   const ModelConfig& config = weights_->config;
   const size_t d = static_cast<size_t>(config.d_model);
   const bool pre_norm = config.norm == NormPlacement::kPreLN;
   const float eps = config.layer_norm_epsilon;
   const StackBuffers& b = workspace.decoder;
   const LinearScratch scratch = ScratchOf(b);
-  const AttentionShape shape{static_cast<size_t>(config.num_heads), d / static_cast<size_t>(config.num_heads), d};
+  const size_t heads = static_cast<size_t>(config.num_heads);
+  const AttentionShape self_shape{heads, d / heads, d};           // the cache's rows
+  const AttentionShape cross_shape{heads, d / heads, 2 * d};      // the fused key/value rows
 
   {
     ScopedTimer timer(context.profile, TimeCategory::kEmbedding);
@@ -95,18 +92,18 @@ Status Decoder::Step(const int32_t* tokens, size_t count, size_t step, size_t so
     float* cache_values = workspace.self_values[l];
 
     const float* in = sub_block_input(layer.self_attention_norm);
-    EDGEMT_RETURN_IF_ERROR(layer.self_attention.query.Run(in, count, b.q, scratch, context.pool, context.profile));
-    EDGEMT_RETURN_IF_ERROR(layer.self_attention.key.Run(in, count, b.k, scratch, context.pool, context.profile));
-    EDGEMT_RETURN_IF_ERROR(layer.self_attention.value.Run(in, count, b.v, scratch, context.pool, context.profile));
+    EDGEMT_RETURN_IF_ERROR(
+        layer.self_attention.query_key_value.Run(in, count, b.qkv, scratch, context.pool, context.profile));
     {
       ScopedTimer timer(context.profile, TimeCategory::kAttention);
       for (size_t s = 0; s < count; ++s) {
+        const float* qkv = b.qkv + s * 3 * d;
         float* sentence_keys = cache_keys + s * cache_length_ * d;
         float* sentence_values = cache_values + s * cache_length_ * d;
-        std::memcpy(sentence_keys + step * d, b.k + s * d, d * sizeof(float));
-        std::memcpy(sentence_values + step * d, b.v + s * d, d * sizeof(float));
+        std::memcpy(sentence_keys + step * d, qkv + d, d * sizeof(float));
+        std::memcpy(sentence_values + step * d, qkv + 2 * d, d * sizeof(float));
         // Causal by construction: the cache holds positions 0..step only.
-        AttendOneQuery(shape, b.q + s * d, sentence_keys, sentence_values, step + 1, nullptr, b.scores,
+        AttendOneQuery(self_shape, qkv, sentence_keys, sentence_values, step + 1, nullptr, b.scores,
                        b.context + s * d);
       }
     }
@@ -119,8 +116,9 @@ Status Decoder::Step(const int32_t* tokens, size_t count, size_t step, size_t so
       ScopedTimer timer(context.profile, TimeCategory::kAttention);
       for (size_t s = 0; s < count; ++s) {
         const size_t first = s * source_length;
-        AttendOneQuery(shape, b.q + s * d, workspace.cross_keys[l] + first * d, workspace.cross_values[l] + first * d,
-                       source_length, workspace.key_mask + first, b.scores, b.context + s * d);
+        const float* kv = workspace.cross_kv[l] + first * 2 * d;
+        AttendOneQuery(cross_shape, b.q + s * d, kv, kv + d, source_length, workspace.key_mask + first, b.scores,
+                       b.context + s * d);
       }
     }
     EDGEMT_RETURN_IF_ERROR(layer.cross_attention.output.Run(b.context, count, b.projected, scratch, context.pool, context.profile));
@@ -135,9 +133,7 @@ Status Decoder::Step(const int32_t* tokens, size_t count, size_t step, size_t so
     ScopedTimer timer(context.profile, TimeCategory::kLayerNorm);
     LayerNorm(b.x, count, d, weights_->decoder_final_norm.gamma, weights_->decoder_final_norm.beta, eps, b.normed);
   }
-  if (!float_logits && output_projection_.is_int8())
-    return output_projection_.RunToInt8(projection_input(workspace), count, scratch, context.pool, context.profile);
-  return output_projection_.Run(projection_input(workspace), count, workspace.logits, scratch, context.pool,
+  return output_projection_.Run(pre_norm ? b.normed : b.x, count, workspace.logits, scratch, context.pool,
                                 context.profile);
 }
 

@@ -48,7 +48,8 @@ Status Encoder::Run(const TokenIds* sources, size_t count, size_t length, Worksp
     }
   }
 
-  const AttentionShape shape{static_cast<size_t>(config.num_heads), d / static_cast<size_t>(config.num_heads), d};
+  // Keys and values are read in place from the fused [rows, 3d] projection.
+  const AttentionShape shape{static_cast<size_t>(config.num_heads), d / static_cast<size_t>(config.num_heads), 3 * d};
   for (const Layer& layer : layers_) {
     // Self-attention sub-block.
     const float* in = b.x;
@@ -57,16 +58,15 @@ Status Encoder::Run(const TokenIds* sources, size_t count, size_t length, Worksp
       LayerNorm(b.x, rows, d, layer.self_attention_norm.gamma, layer.self_attention_norm.beta, eps, b.normed);
       in = b.normed;
     }
-    EDGEMT_RETURN_IF_ERROR(layer.self_attention.query.Run(in, rows, b.q, scratch, context.pool, context.profile));
-    EDGEMT_RETURN_IF_ERROR(layer.self_attention.key.Run(in, rows, b.k, scratch, context.pool, context.profile));
-    EDGEMT_RETURN_IF_ERROR(layer.self_attention.value.Run(in, rows, b.v, scratch, context.pool, context.profile));
+    EDGEMT_RETURN_IF_ERROR(
+        layer.self_attention.query_key_value.Run(in, rows, b.qkv, scratch, context.pool, context.profile));
     {
       ScopedTimer timer(context.profile, TimeCategory::kAttention);
       for (size_t s = 0; s < count; ++s) {
-        const size_t first = s * length;
+        const float* sentence = b.qkv + s * length * 3 * d;
         for (size_t i = 0; i < length; ++i) {
-          AttendOneQuery(shape, b.q + (first + i) * d, b.k + first * d, b.v + first * d, length,
-                         workspace.key_mask + first, b.scores, b.context + (first + i) * d);
+          AttendOneQuery(shape, sentence + i * 3 * d, sentence + d, sentence + 2 * d, length,
+                         workspace.key_mask + s * length, b.scores, b.context + (s * length + i) * d);
         }
       }
     }

@@ -24,7 +24,7 @@ class Encoder {
 
  private:
   struct Layer {
-    AttentionOps self_attention;
+    SelfAttentionOps self_attention;
     LayerNormView self_attention_norm;
     FeedForwardOps feed_forward;
     LayerNormView feed_forward_norm;

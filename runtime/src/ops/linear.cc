@@ -2,19 +2,19 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
+#include <cstring>
 #include <limits>
 #include <new>
 #include <utility>
 #include <vector>
 
-#include "ops/quantize.h"
 #include "profiler.h"
 
 namespace edgemt {
 
 LinearOp::~LinearOp() {
   if (op_ != nullptr) xnn_delete_operator(op_);
+  if (quantize_op_ != nullptr) xnn_delete_operator(quantize_op_);
 }
 
 LinearOp::LinearOp(LinearOp&& other) noexcept { *this = std::move(other); }
@@ -22,8 +22,10 @@ LinearOp::LinearOp(LinearOp&& other) noexcept { *this = std::move(other); }
 LinearOp& LinearOp::operator=(LinearOp&& other) noexcept {
   if (this != &other) {
     if (op_ != nullptr) xnn_delete_operator(op_);
+    if (quantize_op_ != nullptr) xnn_delete_operator(quantize_op_);
     op_ = std::exchange(other.op_, nullptr);
-    view_ = other.view_;
+    quantize_op_ = std::exchange(other.quantize_op_, nullptr);
+    parts_ = std::move(other.parts_);
     name_ = other.name_;
     fuse_relu_ = other.fuse_relu_;
     in_features_ = other.in_features_;
@@ -34,46 +36,120 @@ LinearOp& LinearOp::operator=(LinearOp&& other) noexcept {
 }
 
 void LinearOp::Configure(const LinearView& view, bool fuse_relu, const char* name) {
-  view_ = view;
-  name_ = name;
+  Configure({view}, name);
   fuse_relu_ = fuse_relu;
-  in_features_ = view.weight.cols;
-  out_features_ = view.weight.rows;
-  int8_ = view.is_int8();
 }
+
+void LinearOp::Configure(std::initializer_list<LinearView> parts, const char* name) {
+  parts_.assign(parts.begin(), parts.end());
+  name_ = name;
+  fuse_relu_ = false;
+  in_features_ = parts_.empty() ? 0 : parts_.front().weight.cols;
+  out_features_ = 0;
+  int8_ = !parts_.empty();
+  for (const LinearView& part : parts_) {
+    out_features_ += part.weight.rows;
+    int8_ = int8_ && part.is_int8();
+  }
+}
+
+size_t LinearOp::weight_bytes() const {
+  size_t bytes = 0;
+  for (const LinearView& part : parts_) bytes += part.weight.bytes();
+  return bytes;
+}
+
+namespace {
+
+// The fused layers' weights, scales and biases stacked along the output
+// dimension, in the element type the operator runs in.
+struct StackedWeights {
+  std::vector<float> f32;
+  std::vector<int8_t> i8;
+  std::vector<float> scales;
+  std::vector<float> bias;  // empty: no part has a bias
+};
+
+bool Stack(const std::vector<LinearView>& parts, bool int8, int in, StackedWeights* out) {
+  const size_t cols = static_cast<size_t>(in);
+  bool any_bias = false;
+  size_t rows = 0;
+  for (const LinearView& part : parts) {
+    rows += static_cast<size_t>(part.weight.rows);
+    any_bias = any_bias || part.bias != nullptr;
+  }
+  // Bounded by the file's size: the reader checked every shape against it.
+  const size_t elements = rows * cols;
+  if (elements / cols != rows) return false;
+  if (int8) {
+    out->i8.resize(elements);
+    out->scales.resize(rows);
+  } else {
+    out->f32.resize(elements);
+  }
+  if (any_bias) out->bias.assign(rows, 0.0f);
+  size_t row = 0;
+  for (const LinearView& part : parts) {
+    const size_t part_rows = static_cast<size_t>(part.weight.rows);
+    if (int8) {
+      std::memcpy(out->i8.data() + row * cols, part.weight.i8(), part_rows * cols);
+      std::memcpy(out->scales.data() + row, part.weight.scales, part_rows * sizeof(float));
+    } else if (part.is_int8()) {
+      // A float operator computes an int8 part with its dequantized weights.
+      for (size_t r = 0; r < part_rows; ++r) {
+        const int8_t* q = part.weight.i8() + r * cols;
+        float* w = out->f32.data() + (row + r) * cols;
+        for (size_t c = 0; c < cols; ++c) w[c] = static_cast<float>(q[c]) * part.weight.scales[r];
+      }
+    } else {
+      std::memcpy(out->f32.data() + row * cols, part.weight.f32(), part_rows * cols * sizeof(float));
+    }
+    if (part.bias != nullptr) std::memcpy(out->bias.data() + row, part.bias, part_rows * sizeof(float));
+    row += part_rows;
+  }
+  return true;
+}
+
+}  // namespace
 
 Status LinearOp::Pack() {
   if (op_ != nullptr) return Status(StatusCode::kInternal, std::string(name_) + ": packed twice");
-  const LinearView& view = view_;
-  const bool fuse_relu = fuse_relu_;
-  const char* name = name_;
+  if (parts_.empty()) return Status(StatusCode::kInternal, std::string(name_) + ": not configured");
+  for (const LinearView& part : parts_) {
+    if (part.weight.cols != in_features_)
+      return Status(StatusCode::kInvalidModel, std::string(name_) + ": fused layers differ in input width");
+  }
+  // One layer is packed straight from the file; fused ones from a stacked copy.
+  StackedWeights stacked;
+  const LinearView& first = parts_.front();
+  const void* weight = first.weight.data;
+  const float* scales = first.weight.scales;
+  const float* bias = first.bias;
+  if (parts_.size() > 1 || (!int8_ && first.is_int8())) {
+    if (!Stack(parts_, int8_, in_features_, &stacked))
+      return Status(StatusCode::kInvalidModel, std::string(name_) + ": the fused layers are too large");
+    weight = int8_ ? static_cast<const void*>(stacked.i8.data()) : static_cast<const void*>(stacked.f32.data());
+    scales = stacked.scales.data();
+    bias = stacked.bias.empty() ? nullptr : stacked.bias.data();
+  }
+  const float lo = fuse_relu_ ? 0.0f : -std::numeric_limits<float>::infinity();
+  const float hi = std::numeric_limits<float>::infinity();
+  const size_t in = static_cast<size_t>(in_features_);
+  const size_t out = static_cast<size_t>(out_features_);
   xnn_status status;
-  if (!int8_) {
-    const float lo = fuse_relu ? 0.0f : -std::numeric_limits<float>::infinity();
-    status = xnn_create_fully_connected_nc_f32(in_features_, out_features_, in_features_, out_features_,
-                                               view.weight.f32(), view.bias, lo,
-                                               std::numeric_limits<float>::infinity(), 0, &op_);
+  if (int8_) {
+    status = xnn_create_fully_connected_nc_qd8_f32_qc8w(in, out, in, out, scales, static_cast<const int8_t*>(weight),
+                                                        bias, lo, hi, 0, nullptr, nullptr, &op_);
+    if (status == xnn_status_success) status = xnn_create_convert_nc_f32_qd8(0, &quantize_op_);
   } else {
-    // Bias in the accumulator's units: input_scale * weight_scale[row].
-    std::vector<int32_t> bias(static_cast<size_t>(out_features_), 0);
-    if (view.bias != nullptr) {
-      for (int r = 0; r < out_features_; ++r) {
-        if (!QuantizeBias(view.bias[r], view.input_quant.scale, view.weight.scales[r], &bias[static_cast<size_t>(r)]))
-          return Status(StatusCode::kInvalidModel, std::string(name) + ": a bias does not fit the int8 accumulator");
-      }
-    }
-    const int8_t lo = fuse_relu ? view.output_quant.zero_point : int8_t{-128};
-    status = xnn_create_convolution2d_nhwc_qc8(
-        /*padding*/ 0, 0, 0, 0, /*kernel*/ 1, 1, /*subsampling*/ 1, 1, /*dilation*/ 1, 1, /*groups*/ 1,
-        in_features_, out_features_, in_features_, out_features_, view.input_quant.zero_point,
-        view.input_quant.scale, view.weight.scales, view.weight.i8(), bias.data(), view.output_quant.zero_point,
-        view.output_quant.scale, lo, 127, 0, &op_);
+    status = xnn_create_fully_connected_nc_f32(in, out, in, out, static_cast<const float*>(weight), bias, lo, hi, 0,
+                                               nullptr, nullptr, &op_);
   }
   if (status == xnn_status_out_of_memory)
-    return Status(StatusCode::kResourceExhausted, std::string(name) + ": out of memory packing weights");
+    return Status(StatusCode::kResourceExhausted, std::string(name_) + ": out of memory packing weights");
   if (status != xnn_status_success)
     return Status(StatusCode::kInternal,
-                  std::string(name) + ": XNNPACK refused the layer (status " + std::to_string(status) + ")");
+                  std::string(name_) + ": XNNPACK refused the layer (status " + std::to_string(status) + ")");
   return Status::Ok();
 }
 
@@ -116,7 +192,7 @@ Status PackLinears(const std::vector<LinearOp*>& linears, pthreadpool_t pool,
   std::vector<size_t> order(linears.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
-    return linears[a]->view().weight.bytes() > linears[b]->view().weight.bytes();
+    return linears[a]->weight_bytes() > linears[b]->weight_bytes();
   });
   std::vector<Status> results(linears.size());
   PackJob job;
@@ -143,41 +219,36 @@ bool AnyRunsInParallel(const std::vector<const LinearOp*>& linears, size_t rows)
   return false;
 }
 
-Status LinearOp::RunToInt8(const float* in, size_t rows, const LinearScratch& scratch, pthreadpool_t pool,
-                           TranslationProfile* profile) const {
-  if (!int8_) return Status(StatusCode::kInternal, "RunToInt8 on a float layer");
-  if (rows == 0) return Status::Ok();
-  pthreadpool_t threads = RunsInParallel(rows) ? pool : nullptr;
-  {
-    ScopedTimer timer(profile, TimeCategory::kOther);
-    QuantizeInt8(in, rows * in_features_, view_.input_quant.scale, view_.input_quant.zero_point, scratch.input);
-  }
-  ScopedTimer timer(profile, TimeCategory::kXnnpack);
-  xnn_status status = xnn_setup_convolution2d_nhwc_qc8(op_, rows, 1, 1, scratch.input, scratch.output, threads);
-  if (status == xnn_status_success) status = xnn_run_operator(op_, threads);
-  if (status != xnn_status_success)
-    return Status(StatusCode::kInternal, "XNNPACK failed to run a linear layer (status " + std::to_string(status) + ")");
-  return Status::Ok();
+namespace {
+
+Status RunFailed(xnn_status status) {
+  return Status(StatusCode::kInternal, "XNNPACK failed to run a linear layer (status " + std::to_string(status) + ")");
 }
+
+}  // namespace
 
 Status LinearOp::Run(const float* in, size_t rows, float* out, const LinearScratch& scratch, pthreadpool_t pool,
                      TranslationProfile* profile) const {
   if (rows == 0) return Status::Ok();
   pthreadpool_t threads = RunsInParallel(rows) ? pool : nullptr;
+  const size_t width = static_cast<size_t>(in_features_);
+  ScopedTimer timer(profile, TimeCategory::kXnnpack);
   xnn_status status;
   if (!int8_) {
-    ScopedTimer timer(profile, TimeCategory::kXnnpack);
-    status = xnn_setup_fully_connected_nc_f32(op_, rows, in, out, threads);
+    status = xnn_reshape_fully_connected_nc_f32(op_, rows, threads);
+    if (status == xnn_status_success) status = xnn_setup_fully_connected_nc_f32(op_, in, out);
     if (status == xnn_status_success) status = xnn_run_operator(op_, threads);
-  } else {
-    EDGEMT_RETURN_IF_ERROR(RunToInt8(in, rows, scratch, pool, profile));
-    ScopedTimer timer(profile, TimeCategory::kOther);
-    DequantizeInt8(scratch.output, rows * out_features_, view_.output_quant.scale, view_.output_quant.zero_point, out);
-    return Status::Ok();
+    return status == xnn_status_success ? Status::Ok() : RunFailed(status);
   }
-  if (status != xnn_status_success)
-    return Status(StatusCode::kInternal, "XNNPACK failed to run a linear layer (status " + std::to_string(status) + ")");
-  return Status::Ok();
+  // Each row gets its own range (docs/int8.md), then the int8 product returns float.
+  status = xnn_reshape_convert_nc_f32_qd8(quantize_op_, rows, width, width, width, threads);
+  if (status == xnn_status_success) status = xnn_setup_convert_nc_f32_qd8(quantize_op_, in, scratch.input, scratch.params);
+  if (status == xnn_status_success) status = xnn_run_operator(quantize_op_, threads);
+  if (status == xnn_status_success) status = xnn_reshape_fully_connected_nc_qd8_f32_qc8w(op_, rows, threads);
+  if (status == xnn_status_success)
+    status = xnn_setup_fully_connected_nc_qd8_f32_qc8w(op_, scratch.input, out, scratch.params);
+  if (status == xnn_status_success) status = xnn_run_operator(op_, threads);
+  return status == xnn_status_success ? Status::Ok() : RunFailed(status);
 }
 
 }  // namespace edgemt

@@ -1,8 +1,10 @@
-// A Linear layer executed by XNNPACK: float32 fully-connected, or int8 with
-// per-channel weight scales (a 1x1 qc8 convolution in this XNNPACK), which
-// quantizes its float input and dequantizes its int8 output (docs/int8.md).
+// A Linear layer executed by XNNPACK: float32 fully-connected, or int8
+// weights with per-channel scales whose float input is quantized per row at
+// run time and whose result is float (docs/int8.md). Several layers that
+// read the same input (an attention's query, key and value) can be fused
+// into one product along the output dimension.
 // Set up in two steps: Configure records the layer, Pack creates the XNNPACK
-// operator (copying the weights into XNNPACK's layout). PackLinears packs a
+// operators (copying the weights into XNNPACK's layout). PackLinears packs a
 // model's layers on all threads: packing is most of the time to load a model.
 #pragma once
 
@@ -12,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <vector>
 
 #include "edgemt/status.h"
@@ -20,10 +23,10 @@
 
 namespace edgemt {
 
-// Scratch for the int8 path: [rows, in] and [rows, out] int8 elements.
+// Scratch for the int8 path: the quantized input rows and their parameters.
 struct LinearScratch {
-  int8_t* input = nullptr;
-  int8_t* output = nullptr;
+  int8_t* input = nullptr;                    // [rows, in] (+ XNN_EXTRA_BYTES)
+  xnn_quantization_params* params = nullptr;  // [rows + XNN_EXTRA_QUANTIZATION_PARAMS]
 };
 
 class LinearOp {
@@ -35,20 +38,20 @@ class LinearOp {
   LinearOp(LinearOp&& other) noexcept;
   LinearOp& operator=(LinearOp&& other) noexcept;
 
-  // `fuse_relu` clamps the output at zero inside the GEMM. `name` (a string
-  // literal) labels errors.
+  // One layer. `fuse_relu` clamps the output at zero inside the GEMM.
+  // `name` (a string literal) labels errors.
   void Configure(const LinearView& view, bool fuse_relu, const char* name);
-  // Creates the operator; call once, after Configure.
+  // Layers with the same input width, their outputs side by side in one row
+  // (part 0's columns first). They run in int8 when all are int8; otherwise
+  // the int8 ones are widened to float and all run in float.
+  void Configure(std::initializer_list<LinearView> parts, const char* name);
+  // Creates the operators; call once, after Configure.
   Status Pack();
 
   // out[rows, out_features] = in[rows, in_features] W^T + b. Uses `pool`
   // only when the product is large enough for a second thread to pay.
   Status Run(const float* in, size_t rows, float* out, const LinearScratch& scratch, pthreadpool_t pool,
              TranslationProfile* profile) const;
-  // int8 only: leaves the int8 result in scratch.output and skips the
-  // conversion to float (the greedy choice reads int8 logits directly).
-  Status RunToInt8(const float* in, size_t rows, const LinearScratch& scratch, pthreadpool_t pool,
-                   TranslationProfile* profile) const;
 
   // Whether Run over `rows` rows uses the pool (see kMinParallelMacs).
   bool RunsInParallel(size_t rows) const;
@@ -56,11 +59,15 @@ class LinearOp {
   int in_features() const { return in_features_; }
   int out_features() const { return out_features_; }
   bool is_int8() const { return int8_; }
-  const LinearView& view() const { return view_; }
+  // The layers this operator computes (one unless fused).
+  const std::vector<LinearView>& parts() const { return parts_; }
+  // Bytes of weights it reads from the model file.
+  size_t weight_bytes() const;
 
  private:
   xnn_operator_t op_ = nullptr;
-  LinearView view_;
+  xnn_operator_t quantize_op_ = nullptr;  // int8: float input rows to qd8
+  std::vector<LinearView> parts_;
   const char* name_ = "";
   bool fuse_relu_ = false;
   int in_features_ = 0;

@@ -25,6 +25,8 @@ LinearOp& LinearOp::operator=(LinearOp&& other) noexcept {
     if (quantize_op_ != nullptr) xnn_delete_operator(quantize_op_);
     op_ = std::exchange(other.op_, nullptr);
     quantize_op_ = std::exchange(other.quantize_op_, nullptr);
+    reshaped_rows_ = std::exchange(other.reshaped_rows_, 0);
+    reshaped_threads_ = other.reshaped_threads_;
     parts_ = std::move(other.parts_);
     name_ = other.name_;
     fuse_relu_ = other.fuse_relu_;
@@ -227,24 +229,37 @@ Status RunFailed(xnn_status status) {
 
 }  // namespace
 
+xnn_status LinearOp::Reshape(size_t rows, pthreadpool_t threads) const {
+  if (rows == reshaped_rows_ && threads == reshaped_threads_) return xnn_status_success;
+  const size_t width = static_cast<size_t>(in_features_);
+  reshaped_rows_ = 0;
+  xnn_status status;
+  if (int8_) {
+    status = xnn_reshape_convert_nc_f32_qd8(quantize_op_, rows, width, width, width, threads);
+    if (status == xnn_status_success) status = xnn_reshape_fully_connected_nc_qd8_f32_qc8w(op_, rows, threads);
+  } else {
+    status = xnn_reshape_fully_connected_nc_f32(op_, rows, threads);
+  }
+  if (status != xnn_status_success) return status;
+  reshaped_rows_ = rows;
+  reshaped_threads_ = threads;
+  return xnn_status_success;
+}
+
 Status LinearOp::Run(const float* in, size_t rows, float* out, const LinearScratch& scratch, pthreadpool_t pool,
                      TranslationProfile* profile) const {
   if (rows == 0) return Status::Ok();
   pthreadpool_t threads = RunsInParallel(rows) ? pool : nullptr;
-  const size_t width = static_cast<size_t>(in_features_);
   ScopedTimer timer(profile, TimeCategory::kXnnpack);
-  xnn_status status;
+  xnn_status status = Reshape(rows, threads);
   if (!int8_) {
-    status = xnn_reshape_fully_connected_nc_f32(op_, rows, threads);
     if (status == xnn_status_success) status = xnn_setup_fully_connected_nc_f32(op_, in, out);
     if (status == xnn_status_success) status = xnn_run_operator(op_, threads);
     return status == xnn_status_success ? Status::Ok() : RunFailed(status);
   }
   // Each row gets its own range (docs/int8.md), then the int8 product returns float.
-  status = xnn_reshape_convert_nc_f32_qd8(quantize_op_, rows, width, width, width, threads);
   if (status == xnn_status_success) status = xnn_setup_convert_nc_f32_qd8(quantize_op_, in, scratch.input, scratch.params);
   if (status == xnn_status_success) status = xnn_run_operator(quantize_op_, threads);
-  if (status == xnn_status_success) status = xnn_reshape_fully_connected_nc_qd8_f32_qc8w(op_, rows, threads);
   if (status == xnn_status_success)
     status = xnn_setup_fully_connected_nc_qd8_f32_qc8w(op_, scratch.input, out, scratch.params);
   if (status == xnn_status_success) status = xnn_run_operator(op_, threads);

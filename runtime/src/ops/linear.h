@@ -65,8 +65,15 @@ class LinearOp {
   size_t weight_bytes() const;
 
  private:
+  // Reshapes the operators for `rows` rows on `threads` unless the last Run
+  // already did: a decoder step runs every layer with the same rows, and
+  // XNNPACK keeps the shape between calls (only the pointers change).
+  xnn_status Reshape(size_t rows, pthreadpool_t threads) const;
+
   xnn_operator_t op_ = nullptr;
   xnn_operator_t quantize_op_ = nullptr;  // int8: float input rows to qd8
+  mutable size_t reshaped_rows_ = 0;      // 0: not reshaped yet
+  mutable pthreadpool_t reshaped_threads_ = nullptr;
   std::vector<LinearView> parts_;
   const char* name_ = "";
   bool fuse_relu_ = false;

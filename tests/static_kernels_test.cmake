@@ -1,0 +1,28 @@
+# cmake -DREADELF=readelf -DPROGRAM=edgemt-translate -DLIBRARY=libedgemt.a -P static_kernels_test.cmake
+# XNNPACK, pthreadpool and cpuinfo are linked into the programs: none of them
+# may be a shared-library dependency (DT_NEEDED) of PROGRAM, and the static
+# LIBRARY must define their entry points itself.
+execute_process(COMMAND ${READELF} -d ${PROGRAM} OUTPUT_VARIABLE dynamic RESULT_VARIABLE result)
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "${READELF} -d ${PROGRAM} failed")
+endif()
+string(REGEX MATCHALL "\\(NEEDED\\)[^\n]*" needed "${dynamic}")
+message(STATUS "${PROGRAM}: ${needed}")
+foreach(name XNNPACK pthreadpool cpuinfo)
+  if(needed MATCHES "lib${name}")
+    message(FATAL_ERROR "${PROGRAM} needs lib${name} as a shared library")
+  endif()
+endforeach()
+if(NOT needed MATCHES "libc\\.so")
+  message(FATAL_ERROR "no NEEDED entries read from ${PROGRAM}: is it a dynamic executable?")
+endif()
+execute_process(COMMAND ${READELF} -s --wide ${LIBRARY} OUTPUT_VARIABLE symbols RESULT_VARIABLE result)
+if(NOT result EQUAL 0)
+  message(FATAL_ERROR "${READELF} -s ${LIBRARY} failed")
+endif()
+foreach(symbol xnn_initialize pthreadpool_create cpuinfo_initialize)
+  if(NOT symbols MATCHES "GLOBAL +DEFAULT +[0-9]+ ${symbol}\n")
+    message(FATAL_ERROR "${LIBRARY} does not define ${symbol}")
+  endif()
+endforeach()
+message(STATUS "${LIBRARY} defines xnn_initialize, pthreadpool_create, cpuinfo_initialize")

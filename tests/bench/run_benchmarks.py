@@ -5,11 +5,16 @@
     tests/bench/run_benchmarks.py --quick     # a few sentences, 1 repetition:
                                               # checks the driver, writes
                                               # build/bench-quick/BENCHMARKS.md
+    tests/bench/run_benchmarks.py --baseline 76ad1be   # the table, and this
+                                              # tree against commit 76ad1be
+                                              # (+5-10 min; the first time
+                                              # +3 min to build and convert)
 
 Models:
   multi30k  the trained example (../shared/models/multi30k-ende): the 500 dev
             sentences, normal stopping; int8 is models/multi30k-ende.int8.edgemt
-            when committed, else a conversion; float32 is converted
+            when it is committed in the format this tree reads, else a
+            conversion; float32 is converted
   tiny      random checkpoint (make_random_checkpoint.py --preset tiny)
   base      random checkpoint (--preset base); both decoded to exactly 32
             tokens from 100 sources of 32 ids (line s: 10 + (i + s) % 32 for
@@ -35,15 +40,41 @@ libopenblas0-openmp (the installed one, else unpacked from `apt-get download`
 into build/bench-cache/openblas, without touching the system's
 alternatives), and BENCHMARKS.md says which.
 
+The decoder-step floor: for each model, build/bin/edgemt-xnnpack-gemm-bench
+times the int8 Linear layers of one decoder step (per decoder layer the fused
+self-attention QKV d->3d, the self-attention output, the cross-attention
+query and output d->d, the feed-forward d->d_ff and d_ff->d; then the output
+projection d->vocab; rows = 1) alone with the XNNPACK the runtime links,
+each shape on its own and all of them in order (--shapes ... --sequence).
+
+--baseline REV compares this tree with an earlier commit in the same run: a
+git worktree of REV in build/bench-baseline/src (created or moved to REV),
+built in Release into build/bench-baseline/build (edgemt-bench and
+edgemt-translate; that tree's own dependencies, e.g. Debian's libxnnpack-dev
+for 76ad1be), its models converted by its own converter into
+build/bench-cache/baseline/ (the trained model's int8 calibrated on
+../shared/data/multi30k/train.en when that converter has --calibration; the
+random checkpoints are the same as this tree's). Then, int8 only, for every
+model: batch 1 and batch 32 at 1 and 2 threads (edgemt-bench) and peak RSS
+(edgemt-translate), in alternating processes, baseline then this tree, for
+--baseline-rounds rounds (default 3) per configuration, so that the VM's
+drift affects both alike. BENCHMARKS.md gets a section "XNNPACK 2024-11
+against the previous build (REV)": per model the better of 1 and 2 threads
+of each build, the ratio this tree / baseline, the decoder step against its
+floor and the goals of the comparison.
+
 Options: --quick, --out FILE (default BENCHMARKS.md in the repository root;
 the JSON beside it), --report-only (rewrite BENCHMARKS.md from its JSON and
 tests/bench/ANALYSIS.md, measuring nothing), --build-dir, --cache-dir, --no-build, --models
-multi30k,tiny,base, --repeat N (default 3), --skip-torch, --skip-xnnpack,
+multi30k,tiny,base, --repeat N (default 3), --skip-torch, --skip-xnnpack
+(also skips the decoder-step floor unless --baseline is given),
 --torch-blas openblas|system, --generated-models (tiny and base files
 written by build/bin/edgemt-bench-model instead of converted checkpoints:
-no converter needed, uncalibrated int8 scales, speed only; the PyTorch runs
-still use the checkpoints, so their outputs differ), --wait-quiet SECONDS (wait up to that long
-for the 1-minute load average to fall to --quiet-load, default 0.5).
+no converter needed, random weights, speed only; the
+PyTorch runs still use the checkpoints, so their outputs differ; the
+baseline still converts them), --wait-quiet SECONDS (wait up to that long
+for the 1-minute load average to fall to --quiet-load, default 0.5),
+--baseline REV, --baseline-rounds N.
 """
 import argparse
 import datetime
@@ -55,6 +86,7 @@ import re
 import shlex
 import shutil
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -226,25 +258,45 @@ def git_info():
                                "tests/bench", "CMakeLists.txt", "cmake")))
 
 
-def build(build_dir, no_build):
-    targets = ["edgemt-bench", "edgemt-translate", "edgemt-xnnpack-gemm-bench", "edgemt-bench-model"]
+def debian_version(package):
+    r = subprocess.run(["dpkg-query", "-W", "-f=${Version}", package], capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 and r.stdout.strip() else None
+
+
+BENCH_TARGETS = ["edgemt-bench", "edgemt-translate", "edgemt-xnnpack-gemm-bench", "edgemt-bench-model"]
+
+
+def build(build_dir, no_build, source=REPO, targets=BENCH_TARGETS, hint=""):
+    """Configures (Release) and builds `targets` of the tree `source` in `build_dir`; returns their paths and
+    the build's settings."""
     if not no_build:
-        for cmd in (["cmake", "-S", REPO, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release"],
+        for cmd in (["cmake", "-S", source, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release"],
                     ["cmake", "--build", build_dir, "-j2", "--target"] + targets):
             log(show(cmd))
             COMMANDS.append(show(cmd))
             r = subprocess.run(cmd, capture_output=True, text=True)
             if r.returncode != 0:
-                raise SystemExit("build failed:\n" + r.stdout[-3000:] + r.stderr[-3000:])
+                raise SystemExit("build failed:\n" + r.stdout[-3000:] + r.stderr[-3000:] + hint)
     info = {}
     cache = os.path.join(build_dir, "CMakeCache.txt")
     if os.path.exists(cache):
         with open(cache) as f:
             text = f.read()
-        for key in ("CMAKE_BUILD_TYPE", "CMAKE_CXX_COMPILER", "CMAKE_CXX_FLAGS", "CMAKE_CXX_FLAGS_RELEASE"):
+        for key in ("CMAKE_BUILD_TYPE", "CMAKE_CXX_COMPILER", "CMAKE_CXX_FLAGS", "CMAKE_CXX_FLAGS_RELEASE",
+                    "EDGEMT_KERNEL_DEPS_PREFIX", "XNNPACK_LIBRARY"):
             m = re.search(r"^%s:\w+=(.*)$" % key, text, re.M)
             if m:
                 info[key] = m.group(1)
+    # The kernels: built by tools/kernel-deps.sh (their VERSIONS file), or Debian's shared libraries.
+    versions = os.path.join(info.get("EDGEMT_KERNEL_DEPS_PREFIX", "/nonexistent"), "VERSIONS")
+    if os.path.exists(versions):
+        with open(versions) as f:
+            v = dict(line.split(None, 1) for line in f.read().splitlines() if " " in line)
+        info["kernels"] = "XNNPACK %s, pthreadpool %s, cpuinfo %s (static, built by tools/kernel-deps.sh)" % (
+            v.get("xnnpack", "?").strip(), v.get("pthreadpool", "?").strip(), v.get("cpuinfo", "?").strip())
+    elif info.get("XNNPACK_LIBRARY"):
+        info["kernels"] = "XNNPACK %s, pthreadpool %s, cpuinfo %s (Debian, shared)" % tuple(
+            debian_version(p) for p in ("libxnnpack0", "libpthreadpool0", "libcpuinfo0"))
     compiler = info.get("CMAKE_CXX_COMPILER", "c++")
     r = subprocess.run([compiler, "--version"], capture_output=True, text=True)
     info["compiler_version"] = r.stdout.splitlines()[0] if r.returncode == 0 and r.stdout else compiler
@@ -276,6 +328,28 @@ def converter_stamp():
     return h.hexdigest()[:16]
 
 
+def schema_format_major(root=REPO):
+    """The model format major version a tree reads: the first line of its schema/edgemt.fbs."""
+    with open(os.path.join(root, "schema", "edgemt.fbs")) as f:
+        m = re.search(r"format version (\d+)\.\d+", f.readline())
+    return int(m.group(1)) if m else None
+
+
+def model_format_major(path):
+    """Model.format_major of a model file (the root table's first field), or None if unreadable."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(1 << 16)
+        root = struct.unpack_from("<I", data, 0)[0]
+        vtable = root - struct.unpack_from("<i", data, root)[0]
+        if struct.unpack_from("<H", data, vtable)[0] < 6:
+            return 0
+        offset = struct.unpack_from("<H", data, vtable + 4)[0]
+        return struct.unpack_from("<H", data, root + offset)[0] if offset else 0
+    except (OSError, struct.error):
+        return None
+
+
 def converter_cli():
     cli = os.path.join(REPO, "converter", "edgemt-convert")
     if not os.path.exists(cli):
@@ -283,18 +357,19 @@ def converter_cli():
     return cli
 
 
-def convert(checkpoint, out, dtype, stamp, extra=()):
-    """Converts unless `out` exists with the same stamp."""
+def convert(checkpoint, out, dtype, stamp, extra=(), cli=None):
+    """Converts (with `cli`, default this tree's converter) unless `out` exists with the same stamp."""
+    cli = cli or converter_cli()
     stamp = stamp + " " + " ".join(dtype_and_extra for dtype_and_extra in [dtype] + list(extra))
     stamp_file = out + ".stamp"
     if os.path.exists(out) and os.path.exists(stamp_file):
         with open(stamp_file) as f:
             if f.read().strip() == stamp:
                 log("cached: %s" % rel(out))
-                COMMANDS.append("(cached) " + show([converter_cli(), checkpoint, "--out", out, "--dtype", dtype,
+                COMMANDS.append("(cached) " + show([cli, checkpoint, "--out", out, "--dtype", dtype,
                                                     "--quiet"] + list(extra)))
                 return dict(cached=True)
-    cmd = [converter_cli(), checkpoint, "--out", out, "--dtype", dtype, "--quiet"] + list(extra)
+    cmd = [cli, checkpoint, "--out", out, "--dtype", dtype, "--quiet"] + list(extra)
     log(show(cmd))
     r = run_child(cmd)
     with open(stamp_file, "w") as f:
@@ -311,13 +386,16 @@ def prepare_models(cache_dir, names, quick, generated=None):
         os.makedirs(d, exist_ok=True)
         committed = os.path.join(REPO, "models", "multi30k-ende.int8.edgemt")
         m = dict(kind="trained", checkpoint=MULTI30K, files={}, conversions={})
-        if os.path.exists(committed):
+        committed_major = model_format_major(committed) if os.path.exists(committed) else None
+        if committed_major is not None and committed_major == schema_format_major():
             m["files"]["int8"] = committed
             m["int8_source"] = "committed"
         else:
+            if committed_major is not None:
+                log("models/multi30k-ende.int8.edgemt is format %d.x, this tree reads %s.x: converting instead"
+                    % (committed_major, schema_format_major()))
             out = os.path.join(d, "multi30k-ende.int8.edgemt")
-            m["conversions"]["int8"] = convert(MULTI30K, out, "int8", stamp,
-                                               ["--calibration", os.path.join(SHARED, "data", "multi30k", "train.en")])
+            m["conversions"]["int8"] = convert(MULTI30K, out, "int8", stamp)
             m["files"]["int8"] = out
             m["int8_source"] = "converted"
         out = os.path.join(d, "multi30k-ende.float32.edgemt")
@@ -660,8 +738,314 @@ def measure(args, bins, models, fixed_ids, work, env, env_note):
 
 
 # --------------------------------------------------------------------------
+# the decoder step's floor: its Linear layers alone in XNNPACK
+# --------------------------------------------------------------------------
+
+def model_config(m):
+    with open(os.path.join(m["checkpoint"], "config.json")) as f:
+        return json.load(f)
+
+
+def decoder_step_layers(cfg):
+    """(in, out, label) of the Linear layers one decoder step runs per decoder layer (fused self-attention
+    query/key/value; the cross-attention keys/values are computed once per sentence, not per step), and the
+    output projection."""
+    d, ff = cfg["d_model"], cfg["d_ff"]
+    per_layer = [(d, 3 * d, "self-attention QKV (fused)"), (d, d, "self-attention output"),
+                 (d, d, "cross-attention query"), (d, d, "cross-attention output"), (d, ff, "feed-forward up"),
+                 (ff, d, "feed-forward down")]
+    return per_layer, (d, cfg["tgt_vocab_size"], "output projection")
+
+
+def decoder_floors(gemm_bench, models, quick):
+    """Per model: edgemt-xnnpack-gemm-bench on one decoder step's int8 layers (rows = 1), each shape alone (hot:
+    weights in cache, cold: from memory) and all of them in step order with distinct weights (--sequence)."""
+    floors = {}
+    parallel = min_parallel_macs_value()
+    for name, m in models.items():
+        cfg = model_config(m)
+        per_layer, projection = decoder_step_layers(cfg)
+        n_layers = cfg["n_decoder_layers"]
+        shapes = ",".join(["%dx%d" % (i, o) for i, o, _ in per_layer] * n_layers + ["%dx%d" % projection[:2]])
+        cmd = [gemm_bench, "--threads", "2", "--rows", "1", "--dtype", "int8", "--shapes", shapes, "--sequence",
+               "--min-ms", "10" if quick else "60"]
+        if parallel:
+            cmd += ["--min-parallel-macs", str(parallel)]
+        log("%s: decoder-step floor (XNNPACK alone)" % name)
+        r = run_child(cmd, timed=True)
+        rows = [json.loads(line) for line in r["out"].splitlines() if line.strip().startswith("{")]
+        layers = [x for x in rows if x["shape"] != "sequence"]
+        seq = [x for x in rows if x["shape"] == "sequence"][0]
+        def total(key):
+            return sum(x["count"] * key(x) for x in layers) / 1000.0
+        floors[name] = dict(
+            decoder_layers=n_layers, layers_per_step=seq["layers"], weight_bytes=seq["weight_bytes"],
+            macs=seq["macs"], min_parallel_macs=parallel,
+            hot_1_ms=round(total(lambda x: x["hot_us_1"]), 4),
+            hot_best_ms=round(total(lambda x: min(x["hot_us_1"], x["hot_us_n"])), 4),
+            cold_1_ms=round(total(lambda x: x["cold_us_1"]), 4),
+            cold_best_ms=round(total(lambda x: min(x["cold_us_1"], x["cold_us_n"])), 4),
+            sequence_1_ms=round(seq["us_1"] / 1000.0, 4), sequence_n_ms=round(seq["us_n"] / 1000.0, 4),
+            layers=[dict(shape=x["shape"], count=x["count"], hot_us_1=x["hot_us_1"], hot_us_n=x["hot_us_n"],
+                         cold_us_1=x["cold_us_1"], cold_us_n=x["cold_us_n"]) for x in layers],
+            other_load=r["other_load"], command=COMMANDS[-1])
+    return floors
+
+
+# --------------------------------------------------------------------------
+# --baseline REV: this tree against an earlier commit, measured in the same run
+# --------------------------------------------------------------------------
+
+BASELINE_TARGETS = ["edgemt-bench", "edgemt-translate"]
+BUILDS = ("baseline", "new")
+# (key, batch, threads) of the edgemt-bench runs per model and build.
+BASELINE_CONFIGS = (("b1_t1", 1, 1), ("b1_t2", 1, 2), ("b32_t1", 32, 1), ("b32_t2", 32, 2))
+# What the comparison reports: key, label, runs ("b1"/"b32" edgemt-bench, "rss" edgemt-translate), field,
+# which is better, digits.
+BASELINE_MEASURES = (
+    ("b1_ms", "batch 1: ms per sentence", "b1", "median_ms_per_sentence", "lower", 3),
+    ("b1_tokens", "batch 1: tokens/s", "b1", "tokens_per_s", "higher", 0),
+    ("b32_ms", "batch 32: ms per sentence", "b32", "median_ms_per_sentence", "lower", 3),
+    ("b32_tokens", "batch 32: tokens/s", "b32", "tokens_per_s", "higher", 0),
+    ("encoder_ms", "encoder ms per sentence (batch 1)", "b1", "encoder_ms_per_sentence", "lower", 3),
+    ("decoder_step_ms", "decoder ms per step (batch 1)", "b1", "decoder_ms_per_step", "lower", 4),
+    ("load_ms", "load ms (Model::Load + Translator::Create)", "b1", "load_ms", "lower", 1),
+    ("peak_rss_mb", "peak RSS MB (edgemt-translate)", "rss", "peak_rss_mb", "lower", 1),
+)
+# The comparison's goals (the issue's acceptance): this tree's speed over the baseline's.
+GOAL_VS_BASELINE_B1 = (("multi30k", "b1_ms", 1.3), ("tiny", "b1_tokens", 1.3), ("base", "b1_tokens", 1.0))
+GOAL_VS_BASELINE_B32 = (("tiny", "b32_tokens", 1.5), ("base", "b32_tokens", 1.5))
+GOAL_VS_BASELINE_BASE_ENCODER = 2.0
+TRAIN_EN = os.path.join(SHARED, "data", "multi30k", "train.en")
+
+
+def git(*args, cwd=REPO):
+    r = subprocess.run(["git", "-C", cwd] + list(args), capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit("git %s failed:\n%s" % (" ".join(args), r.stderr[-2000:]))
+    return r.stdout.strip()
+
+
+def resolve_commit(rev):
+    r = subprocess.run(["git", "-C", REPO, "rev-parse", "--verify", "--quiet", rev + "^{commit}"],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit("--baseline %s: not a commit of this repository" % rev)
+    return r.stdout.strip()
+
+
+def baseline_worktree(rev, build_dir):
+    """A detached git worktree of REV in BUILD/bench-baseline/src (created, or moved to REV)."""
+    commit = resolve_commit(rev)
+    src = os.path.join(build_dir, "bench-baseline", "src")
+    if os.path.exists(os.path.join(src, ".git")):
+        if git("rev-parse", "HEAD", cwd=src) != commit:
+            cmd = ["git", "-C", src, "checkout", "--quiet", "--detach", commit]
+            log(show(cmd))
+            COMMANDS.append(show(cmd))
+            git(*cmd[3:], cwd=src)
+        else:
+            COMMANDS.append("(exists) " + show(["git", "worktree", "add", "--detach", src, commit]))
+    else:
+        if os.path.exists(src) and os.listdir(src):
+            raise SystemExit("%s exists and is not a git worktree: remove it" % rel(src))
+        git("worktree", "prune")
+        cmd = ["git", "worktree", "add", "--detach", src, commit]
+        log(show(cmd))
+        COMMANDS.append(show(cmd))
+        git(*cmd[1:])
+    return dict(rev=rev, commit=commit, short=git("rev-parse", "--short", commit),
+                subject=git("log", "-1", "--format=%s", commit), src=src)
+
+
+def baseline_models(base, cache_dir, models):
+    """The benchmark models in the baseline's own format, converted by its own converter: int8 only; the
+    trained model calibrated on train.en when the converter has --calibration (as its run_benchmarks.py
+    did), the random checkpoints the same as this tree's."""
+    cli = os.path.join(base["src"], "converter", "edgemt-convert")
+    if not os.path.exists(cli):
+        raise SystemExit("the baseline %s has no converter/edgemt-convert" % base["short"])
+    with open(os.path.join(base["src"], "converter", "edgemt_convert", "cli.py")) as f:
+        calibrates = '"--calibration"' in f.read()
+    h = hashlib.sha256()
+    with open(os.path.join(SHARED, "bench", "make_random_checkpoint.py"), "rb") as f:
+        h.update(f.read())
+    stamp = "baseline %s %s" % (base["commit"], h.hexdigest()[:16])
+    files, conversions = {}, {}
+    for name, m in models.items():
+        d = os.path.join(cache_dir, "baseline", name)
+        os.makedirs(d, exist_ok=True)
+        if m["kind"] == "trained":
+            out = os.path.join(d, "multi30k-ende.int8.edgemt")
+            extra = ["--calibration", TRAIN_EN] if calibrates else []
+        else:
+            out = os.path.join(d, "%s.int8.edgemt" % name)
+            extra = []
+        log("baseline %s: %s int8" % (base["short"], name))
+        conversions[name] = convert(m["checkpoint"], out, "int8", stamp, extra, cli=cli)
+        files[name] = out
+    note = ("the trained model's int8 calibrated on `../shared/data/multi30k/train.en`, the random checkpoints on "
+            "its default calibration data" if calibrates else "no calibration option")
+    return files, conversions, note
+
+
+def baseline_plan(quick, rounds):
+    """Sources per model for the comparison (0 = all): b1 at batch 1, b32 at batch 32; rss: sources that
+    edgemt-translate translates for the peak RSS; repeat: timed passes per process (the rounds repeat too).
+    Sized for ~5 min on the idle 2-core VM (about twice that when it runs slow)."""
+    if quick:
+        return dict(repeat=1, rounds=rounds, rss_limit=4, multi30k=dict(b1=20, b32=32),
+                    tiny=dict(b1=4, b32=32), base=dict(b1=2, b32=32))
+    return dict(repeat=2, rounds=rounds, rss_limit=10, multi30k=dict(b1=0, b32=128),
+                tiny=dict(b1=100, b32=64), base=dict(b1=20, b32=32))
+
+
+BENCH_KEEP = ("sentences", "output_tokens", "median_ms_per_sentence", "min_ms_per_sentence", "tokens_per_s",
+              "best_tokens_per_s", "encoder_ms_per_sentence", "decoder_ms_per_step", "load_ms", "model_load_ms",
+              "arena_bytes", "allocations_while_translating", "self_peak_rss_kb", "child_peak_rss_kb",
+              "other_load", "wall_s", "command")
+
+
+def warm_page_cache(path):
+    """Reads a model file, so that every process of the comparison maps it from a warm page cache (how many
+    pages a fault maps, and so the RSS, depends on what is cached)."""
+    with open(path, "rb") as f:
+        while f.read(1 << 23):
+            pass
+
+
+def compare_builds(bins, files, models, fixed_ids, work, p):
+    """bins/files: {"baseline": ..., "new": ...}. Every configuration runs `rounds` times as a baseline process
+    followed by a new one (A B A B ...), so both see the same drift of the machine."""
+    runs = {}
+    for name, m in models.items():
+        fixed = m["kind"] == "random"
+        source = fixed_ids if fixed else DEV_EN
+        runs[name] = {}
+        for key, batch, threads in BASELINE_CONFIGS:
+            limit = p[name]["b1" if batch == 1 else "b32"]
+            log("baseline vs new: %s int8, batch %d, %d thread(s), %d rounds" % (name, batch, threads, p["rounds"]))
+            runs[name][key] = {b: [] for b in BUILDS}
+            for _ in range(p["rounds"]):
+                for b in BUILDS:
+                    # Batch 1: one profiled pass (after the timed ones), where edgemt-bench counts the decoder
+                    # steps for decoder_ms_per_step.
+                    warm_page_cache(files[b][name])
+                    j = bench(bins[b], files[b][name], source, threads, batch, p["repeat"], limit, fixed,
+                              1 if batch == 1 else 0)
+                    runs[name][key][b].append({k: j[k] for k in BENCH_KEEP if k in j})
+        for threads in (1, 2):
+            key = "rss_t%d" % threads
+            log("baseline vs new: %s int8, peak RSS of edgemt-translate, %d thread(s)" % (name, threads))
+            runs[name][key] = {b: [] for b in BUILDS}
+            for _ in range(p["rounds"]):
+                for b in BUILDS:
+                    warm_page_cache(files[b][name])
+                    r = translate_rss(bins[b], files[b][name], source, threads, fixed, p["rss_limit"], work)
+                    r["peak_rss_mb"] = round(r["peak_rss_kb"] * 1024 / 1e6, 2)
+                    del r["output"]
+                    runs[name][key][b].append(r)
+    return runs
+
+
+def summarize_builds(runs):
+    """Per model and measure: each build's median over the rounds at 1 and 2 threads, the better of the two,
+    the ratio new / baseline and the range of the per-round ratios (round i of each build at its better thread
+    count)."""
+    summary = {}
+    for name, R in runs.items():
+        rows = {}
+        for key, label, kind, field, better, digits in BASELINE_MEASURES:
+            builds = {}
+            for b in BUILDS:
+                by_threads = {}
+                for t in (1, 2):
+                    values = [x[field] for x in R.get("%s_t%d" % (kind, t), {}).get(b, [])
+                              if x.get(field) is not None and x[field] > 0]
+                    if values:
+                        by_threads["t%d" % t] = dict(median=statistics.median(values), values=values)
+                if not by_threads:
+                    continue
+                pick = (min if better == "lower" else max)(by_threads, key=lambda t: by_threads[t]["median"])
+                builds[b] = dict(value=by_threads[pick]["median"], threads=int(pick[1:]),
+                                 by_threads={t: v["median"] for t, v in by_threads.items()}, values=by_threads[pick]["values"])
+            if len(builds) < 2:
+                continue
+            ratio = builds["new"]["value"] / builds["baseline"]["value"]
+            pairs = [n / b for n, b in zip(builds["new"]["values"], builds["baseline"]["values"])]
+            rows[key] = dict(label=label, better=better, digits=digits, baseline=builds["baseline"],
+                             new=builds["new"], ratio=round(ratio, 4),
+                             speedup=round(1 / ratio if better == "lower" else ratio, 4),
+                             round_ratios=[round(x, 4) for x in pairs])
+        tokens = {b: [x["output_tokens"] for x in R["b1_t1"][b]][:1] for b in BUILDS}
+        summary[name] = dict(measures=rows, b1_output_tokens={b: (v[0] if v else None) for b, v in tokens.items()})
+    return summary
+
+
+def evaluate_baseline_goals(summary):
+    goals = []
+
+    def add(goal, target, measured, met, detail=""):
+        goals.append(dict(goal=goal, target=target, measured=measured, met=met, detail=detail))
+
+    def speed(name, key, target, what):
+        row = summary.get(name, {}).get("measures", {}).get(key)
+        if row is None:
+            return
+        add("%s %s at least %.1fx the baseline's%s" % (name, what, target, " (no slower)" if target == 1.0 else ""),
+            ">= %.2fx" % target, "%.2fx" % row["speedup"], row["speedup"] >= target,
+            "baseline %s at %d thr, new %s at %d thr; per-round ratios %s" % (
+                fmt(row["baseline"]["value"], row["digits"]), row["baseline"]["threads"],
+                fmt(row["new"]["value"], row["digits"]), row["new"]["threads"],
+                ", ".join("%.2f" % (1 / x if row["better"] == "lower" else x) for x in row["round_ratios"])))
+
+    for name, key, target in GOAL_VS_BASELINE_B1:
+        speed(name, key, target, "batch 1 speed (%s)" % ("ms per dev sentence" if key == "b1_ms" else "tokens/s"))
+    speed("base", "encoder_ms", GOAL_VS_BASELINE_BASE_ENCODER, "encoder speed (ms per sentence, batch 1)")
+    for name, key, target in GOAL_VS_BASELINE_B32:
+        speed(name, key, target, "batch 32 speed (tokens/s)")
+    for key, what in (("load_ms", "load time"), ("peak_rss_mb", "peak RSS")):
+        worse, cells = [], []
+        for name in summary:
+            row = summary[name]["measures"].get(key)
+            if row is None:
+                continue
+            cells.append("%s %.2fx" % (name, row["ratio"]))
+            if row["ratio"] > 1.0:
+                worse.append(name)
+        if cells:
+            add("%s no worse than the baseline's (every model, better of 1/2 threads)" % what, "new / baseline <= 1",
+                "; ".join(cells), not worse, ("worse: " + ", ".join(worse)) if worse else "")
+    return goals
+
+
+def run_baseline(args, build_dir, cache_dir, models, bins_new, fixed_ids, work):
+    """Preparation (worktree, build, conversions) of --baseline; returns the state the measurement needs."""
+    base = baseline_worktree(args.baseline, build_dir)
+    base_build = os.path.join(build_dir, "bench-baseline", "build")
+    hint = ("\nthe baseline %s builds with its own dependencies (its tools/install-deps.sh); for EdgeMT before "
+            "XNNPACK 2024-11: apt-get install libxnnpack-dev libpthreadpool-dev libcpuinfo-dev" % base["short"])
+    base["bins"], base["build"] = build(base_build, args.no_build, source=base["src"], targets=BASELINE_TARGETS,
+                                        hint=hint)
+    base["build_dir"] = base_build
+    # The baseline gets the new build's models, as files in its own format.
+    base["files"], base["conversions"], base["calibration_note"] = baseline_models(base, cache_dir, models)
+    return base
+
+
+# --------------------------------------------------------------------------
 # report
 # --------------------------------------------------------------------------
+
+def min_parallel_macs_value():
+    """kMinParallelMacs of runtime/src/ops/linear.h (products from this size use the thread pool), or None."""
+    try:
+        with open(os.path.join(REPO, "runtime", "src", "ops", "linear.h")) as f:
+            m = re.search(r"kMinParallelMacs\s*=\s*size_t\{1\}\s*<<\s*(\d+)", f.read())
+        return 1 << int(m.group(1)) if m else None
+    except OSError:
+        return None
+
 
 def min_parallel_macs():
     try:
@@ -761,7 +1145,158 @@ def evaluate_goals(results, models):
     return goals
 
 
-def write_report(path, results, meta, models, goals, xnn, notes_text):
+def write_commands(w, commands, merge_all=False):
+    """A code block of the commands: a run of identical ones as one line with its count (merge_all: every
+    repetition of a command, in the order of first appearance)."""
+    w("```")
+    if merge_all:
+        counts = {}
+        for c in commands:
+            counts[c] = counts.get(c, 0) + 1
+        for c, n in counts.items():
+            w(c + ("    # x%d" % n if n > 1 else ""))
+    else:
+        previous, count = None, 0
+        for c in commands + [None]:
+            if c == previous:
+                count += 1
+                continue
+            if previous is not None:
+                w(previous + ("    # x%d" % count if count > 1 else ""))
+            previous, count = c, 1
+    w("```")
+    w("")
+
+
+def write_baseline_section(w, B, results, meta):
+    """The section of --baseline: this tree against B["short"], measured in the same run."""
+    S, P, F = B["summary"], B["plan"], results.get("decoder_floors") or {}
+    w("## XNNPACK 2024-11 against the previous build (%s)" % B["short"])
+    w("")
+    w("This tree (`%s`%s; %s) against `%s` \"%s\" (%s), built in %s from a git worktree "
+      "(`%s`, `%s`) and measured in the same run. int8 only. Each configuration ran %d rounds of a baseline "
+      "process followed by a process of this tree (A B A B ...), so that the machine's drift affects both "
+      "alike; a figure is the median over the rounds of each process's median of its %d timed pass(es) (after "
+      "a warm-up pass). Per model and build the better of 1 and 2 threads is reported (the thread count in "
+      "parentheses); *new / baseline* < 1 means less time or memory, > 1 more tokens/s. The per-round range "
+      "is new / baseline of round i of each build." % (
+          meta["git"]["short"], " with uncommitted changes" if meta["git"]["dirty"] else "",
+          meta["build"].get("kernels", "?"), B["short"], B["subject"], B["build"].get("kernels", "?"),
+          B["build"].get("CMAKE_BUILD_TYPE", "?"), B["src"], B["build_dir"], P["rounds"], P["repeat"]))
+    w("")
+    tokens = ["%s: baseline %s, new %s output tokens at batch 1" % (
+        n, fmt(S[n]["b1_output_tokens"].get("baseline"), 0), fmt(S[n]["b1_output_tokens"].get("new"), 0))
+        for n in S if B["kinds"].get(n) == "trained"]
+    limits = "; ".join("%s: %s at batch 1, %s at batch 32" % (
+        n, "all sources" if not P[n]["b1"] else "%d sources" % P[n]["b1"],
+        "all" if not P[n]["b32"] else "%d" % P[n]["b32"]) for n in S)
+    w("Models: this tree's files (format %s.x, its converter: no calibration) and the baseline's, converted by "
+      "the baseline's own converter (%s). multi30k: dev sentences, normal stopping, so the two builds' "
+      "different int8 arithmetic may give different outputs (%s); ms per sentence is the figure that compares. "
+      "tiny / base: random checkpoints, 32 ids in, exactly 32 tokens out. Sources: %s. Peak RSS: "
+      "`edgemt-translate` on %d sources. Every process starts with its model file in the page cache (read "
+      "just before)." % (
+          schema_format_major() or "?", B["calibration_note"], "; ".join(tokens) or "–", limits, P["rss_limit"]))
+    w("")
+    la0, la1 = B.get("loadavg_start"), B.get("loadavg_end")
+    loads = [x["other_load"] for n in B["runs"] for k in B["runs"][n] if not k.startswith("rss")
+             for b in BUILDS for x in B["runs"][n][k][b] if x.get("other_load") is not None]
+    w("Machine load: load average %s at the start of the comparison, %s at its end; other processes used "
+      "mean %.2f, max %.2f cores during its timed runs (the figure per run: CPU time of everything else / "
+      "wall time); the comparison took %.1f min%s." % (
+          ", ".join("%.2f" % x for x in la0) if la0 else "?", ", ".join("%.2f" % x for x in la1) if la1 else "?",
+          sum(loads) / len(loads) if loads else 0.0, max(loads) if loads else 0.0, B.get("measure_s", 0) / 60.0,
+          " (quick mode: few sentences, NOT representative)" if meta["quick"] else ""))
+    w("")
+    w("### Goals against the baseline")
+    w("")
+    w("| Goal | Target | Measured | Met | |")
+    w("|---|---|---|---|---|")
+    for g in B["goals"]:
+        w("| %s | %s | %s | %s | %s |" % (g["goal"], g["target"], g["measured"], "yes" if g["met"] else "**no**",
+                                         g["detail"]))
+    w("")
+    w("### Per model (better of 1 and 2 threads per build)")
+    w("")
+    w("| Model | measure | baseline %s | new | new / baseline | | per-round range |" % B["short"])
+    w("|---|---|---|---|---|---|---|")
+    for name in S:
+        for key, label, kind, field, better, digits in BASELINE_MEASURES:
+            row = S[name]["measures"].get(key)
+            if row is None:
+                continue
+            if key == "peak_rss_mb":
+                meaning = "%.1f MB %s" % (abs(row["new"]["value"] - row["baseline"]["value"]),
+                                          "less" if row["ratio"] <= 1 else "more")
+            else:
+                meaning = "%.2fx %s" % (row["speedup"] if row["speedup"] >= 1 else 1 / row["speedup"],
+                                        "faster" if row["speedup"] >= 1 else "slower")
+            rr = row["round_ratios"]
+            w("| %s | %s | %s (%d) | %s (%d) | %.3f | %s | %s |" % (
+                name, label, fmt(row["baseline"]["value"], digits), row["baseline"]["threads"],
+                fmt(row["new"]["value"], digits), row["new"]["threads"], row["ratio"], meaning,
+                "%.3f–%.3f" % (min(rr), max(rr)) if rr else "–"))
+    w("")
+    w("### Every configuration (median over the rounds; baseline → new)")
+    w("")
+    w("| Model | batch | thr | ms/sentence | tokens/s | encoder ms/sentence | decoder ms/step | load ms | "
+      "peak RSS MB | other load (max) |")
+    w("|---|---|---|---|---|---|---|---|---|---|")
+
+    def pair(runs, field, digits):  # 0: not measured (decoder steps are counted at batch 1 only)
+        v = {b: [x[field] for x in runs[b] if x.get(field) is not None and x[field] > 0] for b in BUILDS}
+        if not v["baseline"] or not v["new"]:
+            return "–"
+        a, n = statistics.median(v["baseline"]), statistics.median(v["new"])
+        return "%s → %s" % (fmt(a, digits), fmt(n, digits))
+    for name in S:
+        R = B["runs"][name]
+        for key, batch, threads in BASELINE_CONFIGS:
+            runs = R[key]
+            loads = [x.get("other_load", 0.0) for b in BUILDS for x in runs[b]]
+            rss = pair(R["rss_t%d" % threads], "peak_rss_mb", 1) if batch == 1 else "–"
+            w("| %s | %d | %d | %s | %s | %s | %s | %s | %s | %.2f |" % (
+                name, batch, threads, pair(runs, "median_ms_per_sentence", 3), pair(runs, "tokens_per_s", 0),
+                pair(runs, "encoder_ms_per_sentence", 3), pair(runs, "decoder_ms_per_step", 4),
+                pair(runs, "load_ms", 1), rss, max(loads) if loads else 0.0))
+    w("")
+    if F:
+        w("### Decoder step against its floor")
+        w("")
+        w("Floor: one decoder step's int8 Linear layers timed alone with this tree's XNNPACK "
+          "(`edgemt-xnnpack-gemm-bench --rows 1 --dtype int8 --shapes ... --sequence`): per decoder layer the "
+          "fused self-attention QKV (d → 3d), the self-attention output, the cross-attention query and output "
+          "(d → d), the feed-forward up (d → d_ff) and down (d_ff → d); then the output projection (d → vocab). "
+          "*sum, hot*: each shape timed alone with its weights in cache, times its count, at each layer's "
+          "better thread count; *sum, cold*: the same with the weights streamed from memory; *in order*: all "
+          "the step's layers with distinct weights (as much memory as the model's) one after the other, the "
+          "better of 1 thread and 2 (the pool only for products of at least kMinParallelMacs, as the runtime "
+          "does). Decoder ms/step: batch 1, better of 1 and 2 threads, from the rounds above.")
+        w("")
+        w("| Model | layers per step | weights MB | sum, hot ms | sum, cold ms | in order ms | new: step ms | "
+          "new / sum hot | new / in order | baseline: step ms | baseline / sum hot | baseline / in order |")
+        w("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        for name in S:
+            f = F.get(name)
+            row = S[name]["measures"].get("decoder_step_ms")
+            if not f or not row:
+                continue
+            seq = min(f["sequence_1_ms"], f["sequence_n_ms"])
+            n, b = row["new"], row["baseline"]
+            w("| %s | %d | %.1f | %.3f | %.3f | %.3f | %.4f (%d) | %.2fx | %.2fx | %.4f (%d) | %.2fx | %.2fx |" % (
+                name, f["layers_per_step"], mb(f["weight_bytes"]), f["hot_best_ms"], f["cold_best_ms"], seq,
+                n["value"], n["threads"], n["value"] / f["hot_best_ms"], n["value"] / seq, b["value"], b["threads"],
+                b["value"] / f["hot_best_ms"], b["value"] / seq))
+        w("")
+    w("### Commands of the comparison")
+    w("")
+    w("From the repository root. Each timed command ran once per round (xN), a baseline process and the "
+      "corresponding one of this tree alternately, configuration after configuration, in this order:")
+    w("")
+    write_commands(w, B["commands"], merge_all=True)
+
+
+def write_report(path, results, meta, models, goals, xnn, notes_text, baseline=None):
     E, T, Q = results["edgemt"], results["torch"], results["quality"]
     P = results["plan"]
     L = []
@@ -784,8 +1319,11 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
     w("| OS | Debian %s, Linux %s |" % (mi.get("debian", "?"), mi["kernel"]))
     w("| Build | %s, %s, `%s` |" % (meta["build"].get("CMAKE_BUILD_TYPE"), meta["build"].get("compiler_version"),
                                    meta["build"].get("CMAKE_CXX_FLAGS_RELEASE")))
-    w("| Libraries | XNNPACK %s, pthreadpool %s (Debian) |" % (mi["packages"].get("libxnnpack0"),
-                                                               mi["packages"].get("libpthreadpool0")))
+    if meta["build"].get("kernels"):
+        w("| Libraries | %s |" % meta["build"]["kernels"])
+    else:  # a JSON from before the kernels were recorded: Debian's packages
+        w("| Libraries | XNNPACK %s, pthreadpool %s (Debian) |" % (mi["packages"].get("libxnnpack0"),
+                                                                   mi["packages"].get("libpthreadpool0")))
     w("| PyTorch | python3-torch %s, BLAS: %s |" % (mi["packages"].get("python3-torch"), meta["torch_blas"]))
     w("| Load average at start | %s (1, 5, 15 min)%s |" % (", ".join("%.2f" % x for x in meta["loadavg_start"]),
                                                           meta.get("quiet_note", "")))
@@ -826,6 +1364,9 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
         w("| %s | %s | %s | %s | %s |" % (g["goal"], g["target"], g["measured"], "yes" if g["met"] else "**no**",
                                          g["detail"]))
     w("")
+
+    if baseline:
+        write_baseline_section(w, baseline, results, meta)
 
     # Batch 1
     w("## Batch 1: latency and throughput")
@@ -883,14 +1424,25 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
         w("")
 
     # Where time goes
+    F = results.get("decoder_floors") or {}
     w("## Where the time goes (batch 1)")
     w("")
+    if F:
+        floor_text = ("Floor: XNNPACK alone (`edgemt-xnnpack-gemm-bench --shapes ... --sequence`, int8, one row) "
+                      "runs one decoder step's Linear layers in %s (each shape timed alone with its weights in "
+                      "cache, at its better thread count, summed; in step order with distinct weights: %s)." % (
+                          ", ".join("%.3f ms (%s)" % (F[n]["hot_best_ms"], n) for n in F),
+                          ", ".join("%.3f ms (%s)" % (min(F[n]["sequence_1_ms"], F[n]["sequence_n_ms"]), n)
+                                    for n in F)))
+    else:  # a JSON from before the floor was measured: the figures of the old XNNPACK benchmark
+        floor_text = ("Floor: XNNPACK alone runs one decoder step's int8 linear layers in ~%.2f ms (tiny) and "
+                      "~%.2f ms (base, weights in cache; ~%.1f ms from memory)." % (
+                          FLOOR_TINY_STEP_MS, FLOOR_BASE_STEP_HOT_MS, FLOOR_BASE_STEP_COLD_MS))
     w("Encoder per sentence and one decoder step (token choice included), timed without profiling; the shares "
       "come from separate profiled passes (`TranslatorOptions::profile`): XNNPACK = inside XNNPACK operators "
-      "(all Linear layers); attention = score/value products and softmax; LayerNorm (+ residual sums); "
-      "embedding; other = activation (de)quantization, activations, argmax. Floor: XNNPACK alone runs one "
-      "decoder step's int8 linear layers in ~%.2f ms (tiny) and ~%.2f ms (base, weights in cache; ~%.1f ms "
-      "from memory)." % (FLOOR_TINY_STEP_MS, FLOOR_BASE_STEP_HOT_MS, FLOOR_BASE_STEP_COLD_MS))
+      "(all Linear layers, with the int8 quantization of their inputs); attention = score/value products and "
+      "softmax; LayerNorm (+ residual sums); embedding; other = activations not fused into a GEMM and the token "
+      "choice (argmax). " + floor_text)
     w("")
     w("| Model | dtype | thr | encoder ms/sentence | decoder ms/step | step: XNNPACK ms | step: XNNPACK | attention | "
       "LayerNorm | embedding | other | encoder: XNNPACK | attention | LayerNorm | other |")
@@ -908,7 +1460,11 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
                     pct(e["xnnpack_share"]), pct(e["attention_share"]), pct(e["layer_norm_share"]),
                     pct(e["other_share"])))
     w("")
-    for name, floor in (("tiny", FLOOR_TINY_STEP_MS), ("base", FLOOR_BASE_STEP_HOT_MS)):
+    if F:
+        floors = [(n, F[n]["hot_best_ms"], min(F[n]["sequence_1_ms"], F[n]["sequence_n_ms"])) for n in F]
+    else:
+        floors = [("tiny", FLOOR_TINY_STEP_MS, None), ("base", FLOOR_BASE_STEP_HOT_MS, FLOOR_BASE_STEP_COLD_MS)]
+    for name, floor, floor2 in floors:
         if name in E:
             r1 = E[name]["int8"]["runs"]
             # The better thread count (a value <= 0 is noise of the subtraction: skipped).
@@ -919,10 +1475,10 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
                 continue
             step, xs = min(steps), min(xss)
             extra = ""
-            if name == "base":
-                extra = " (%.1fx the from-memory floor of %.1f ms)" % (step / FLOOR_BASE_STEP_COLD_MS,
-                                                                       FLOOR_BASE_STEP_COLD_MS)
-            w("- %s int8: decoder step %.3f ms = %.1fx the XNNPACK floor of %.2f ms%s; of it %.3f ms inside "
+            if floor2 is not None:
+                extra = (" (%.1fx the %.2f ms of its layers in step order)" if F else
+                         " (%.1fx the from-memory floor of %.1f ms)") % (step / floor2, floor2)
+            w("- %s int8: decoder step %.3f ms = %.1fx the XNNPACK floor of %.3f ms%s; of it %.3f ms inside "
               "XNNPACK." % (name, step, step / floor, floor, extra, xs))
     w("")
 
@@ -1067,17 +1623,7 @@ def write_report(path, results, meta, models, goals, xnn, notes_text):
     w("")
     w("Run from the repository root, in this order (paths relative to it; `../shared` is the shared material):")
     w("")
-    w("```")
-    previous, count = None, 0
-    for c in meta["commands"] + [None]:
-        if c == previous:
-            count += 1
-            continue
-        if previous is not None:
-            w(previous + ("    # x%d" % count if count > 1 else ""))
-        previous, count = c, 1
-    w("```")
-    w("")
+    write_commands(w, meta["commands"])
     with open(path, "w") as f:
         f.write("\n".join(L))
 
@@ -1109,11 +1655,12 @@ def rewrite_report(args):
     models = {n: dict(kind=m["kind"], conversions=m["conversions"],
                       files={d: absolute(p) for d, p in m["files"].items()}) for n, m in data["models"].items()}
     write_report(out, data["results"], data["meta"], models, data["goals"], data["xnnpack_threads"],
-                 analysis_text(data["meta"]["quick"]))
+                 analysis_text(data["meta"]["quick"]), data.get("baseline"))
     log("rewrote %s from %s" % (rel(out), rel(os.path.splitext(out)[0] + ".json")))
 
 
 def main():
+    global COMMANDS  # swapped while the baseline's commands are recorded
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="few sentences, 1 repetition; writes build/bench-quick/")
     ap.add_argument("--out", help="BENCHMARKS.md path (JSON beside it)")
@@ -1136,6 +1683,12 @@ def main():
                     help="before each timed child, wait up to S s for other processes to use < 0.15 cores "
                          "(default 30, quick 0)")
     ap.add_argument("--idle-budget", type=float, default=300, help="total seconds of such waiting (default 300)")
+    ap.add_argument("--baseline", metavar="REV",
+                    help="also compare with commit REV in the same run: int8, alternating processes (a worktree "
+                         "in BUILD/bench-baseline/, its own converter's models in CACHE/baseline/)")
+    ap.add_argument("--baseline-rounds", type=int, default=None, metavar="N",
+                    help="rounds of baseline/new processes per configuration (default 3; at least 3 unless "
+                         "--quick)")
     args = ap.parse_args()
     if args.report_only:
         rewrite_report(args)
@@ -1145,6 +1698,12 @@ def main():
                          "tools/install-deps.sh installs it)" % TIME_PROGRAM)
     if args.repeat < 3 and not args.quick:
         ap.error("--repeat must be at least 3 (the table promises >= 3 repetitions)")
+    if args.baseline_rounds is None:
+        args.baseline_rounds = 3
+    if args.baseline_rounds < (1 if args.quick else 3):
+        ap.error("--baseline-rounds must be at least 3 (1 with --quick)")
+    if args.baseline:
+        resolve_commit(args.baseline)  # a bad REV fails before anything is built
 
     build_dir = os.path.abspath(args.build_dir)
     cache_dir = os.path.abspath(args.cache_dir or os.path.join(build_dir, "bench-cache"))
@@ -1168,6 +1727,12 @@ def main():
                             bins["edgemt-bench-model"] if args.generated_models else None)
     meta["generated_models"] = args.generated_models
     fixed_ids = fixed_sources(cache_dir)
+    base = None
+    if args.baseline:
+        # The baseline's commands are listed in its own section.
+        main_commands, COMMANDS = COMMANDS, []
+        base = run_baseline(args, build_dir, cache_dir, models, bins, fixed_ids, work)
+        base_commands, COMMANDS = COMMANDS, main_commands
     env, env_note, meta["torch_blas"] = torch_env(cache_dir, args.torch_blas)
     r = subprocess.run([PYTHON, "-c", "import torch; print(torch.backends.quantized.engine)"], capture_output=True,
                        text=True, env=env)
@@ -1186,7 +1751,28 @@ def main():
     if xnn is None:
         log("XNNPACK 1 vs 2 threads")
         xnn = xnnpack_threads(bins, args.quick)
+    if not args.skip_xnnpack or base:
+        results["decoder_floors"] = decoder_floors(bins["edgemt-xnnpack-gemm-bench"], models, args.quick)
     meta["loadavg_end"] = list(os.getloadavg())
+    baseline = None
+    if base:
+        main_commands, COMMANDS = COMMANDS, base_commands
+        p = baseline_plan(args.quick, args.baseline_rounds)
+        waited0, t0, load0 = QUIET["waited_s"], time.time(), list(os.getloadavg())
+        log("baseline %s against this tree: %d rounds per configuration" % (base["short"], p["rounds"]))
+        runs = compare_builds(dict(baseline=base["bins"], new=bins),
+                              dict(baseline=base["files"], new={n: m["files"]["int8"] for n, m in models.items()}),
+                              models, fixed_ids, work, p)
+        summary = summarize_builds(runs)
+        baseline = dict(
+            rev=base["rev"], commit=base["commit"], short=base["short"], subject=base["subject"],
+            src=rel(base["src"]), build_dir=rel(base["build_dir"]), build=base["build"],
+            files={n: rel(f) for n, f in base["files"].items()}, conversions=base["conversions"],
+            calibration_note=base["calibration_note"], kinds={n: m["kind"] for n, m in models.items()},
+            plan=p, runs=runs, summary=summary, goals=evaluate_baseline_goals(summary),
+            loadavg_start=load0, loadavg_end=list(os.getloadavg()), measure_s=round(time.time() - t0, 1),
+            idle_waited_s=round(QUIET["waited_s"] - waited0, 1), commands=COMMANDS)
+        COMMANDS = main_commands
     meta["idle_waited_s"] = round(QUIET["waited_s"], 1)
     meta["idle_wait_per_child_s"] = QUIET["max_wait_s"]
     meta["measure_s"] = round(time.time() - t_measure, 1)
@@ -1194,10 +1780,11 @@ def main():
     meta["date"] = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     meta["commands"] = COMMANDS
     goals = evaluate_goals(results, models)
-    write_report(out, results, meta, models, goals, xnn, analysis_text(args.quick))
+    write_report(out, results, meta, models, goals, xnn, analysis_text(args.quick), baseline)
     text = json.dumps(dict(meta=meta, goals=goals, results=results, xnnpack_threads=xnn,
                            models={n: dict(kind=m["kind"], files={d: rel(p) for d, p in m["files"].items()},
-                                           conversions=m["conversions"]) for n, m in models.items()}),
+                                           conversions=m["conversions"]) for n, m in models.items()},
+                           baseline=baseline),
                       indent=1)
     # Paths relative to the repository, as in BENCHMARKS.md.
     text = text.replace(SHARED + "/", "../shared/").replace(REPO + "/", "")

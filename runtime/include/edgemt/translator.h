@@ -18,7 +18,7 @@ struct TranslatorOptions {
   int max_source_length = 0;  // ids, </s> included; 0: the model's max_positions
   int max_target_length = 0;  // output ids; 0: the model's max_positions
   // Threads for the large matrix products (and for packing the weights in
-  // Create); 0: the number of cores cpuinfo reports. Products under 4M
+  // Create); 0: the number of cores cpuinfo reports. Products under 1M
   // multiply-adds stay on the calling thread, and the other threads sleep
   // while it works alone. On a device whose other cores are busy, 1 avoids
   // waiting for a descheduled worker. The result is the same for any count.

@@ -92,11 +92,14 @@ Status PackLinears(const std::vector<LinearOp*>& linears, pthreadpool_t pool,
                    const std::function<void(const LinearOp&)>& after_pack);
 
 // Work (multiply-adds) below which a GEMM runs on the calling thread alone.
-// Measured with edgemt-xnnpack-gemm-bench on a 2-core x86-64: a second
-// thread saves 25-45% from about 4M multiply-adds up (the encoder's products,
-// large output projections), little below; and each parallel call risks a
-// stall of a scheduler tick when the other core is busy, so small per-step
-// products never take that risk.
-constexpr size_t kMinParallelMacs = size_t{1} << 22;
+// Measured with edgemt-xnnpack-gemm-bench (XNNPACK 2024-11, int8, one row)
+// on a 2-core x86-64: a second thread saves 15-45% from about 200K
+// multiply-adds up (256x1024: 8.1 -> 4.9 us, 256x8000: 62 -> 34 us) and
+// costs time below 100K (256x256: 1.7 -> 2.0 us). Each parallel call also
+// risks a stall of a scheduler tick when the other core is busy, so the
+// threshold sits well above the break-even: the output projections and the
+// feed-forward products of d_model >= 512 models run on the pool, the small
+// per-step products of d_model 256 models never do.
+constexpr size_t kMinParallelMacs = size_t{1} << 20;
 
 }  // namespace edgemt

@@ -70,6 +70,19 @@ fi
 
 log() { echo "kernel-deps: $*" >&2; }
 
+# One build per cache at a time (two configures at once wait for each
+# other); the second finds the first one's result.
+mkdir -p "$cache"
+exec 9>"$cache/.lock"
+if ! flock -n 9; then
+  log "waiting for another kernel-deps.sh to finish with $cache"
+  flock 9
+fi
+if [ -f "$prefix/.complete" ]; then
+  echo "$prefix"
+  exit 0
+fi
+
 # --- The verified tarballs (shared by all targets).
 fetch_tarballs() {
   local src="$cache/src" missing=() name

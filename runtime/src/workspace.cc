@@ -5,12 +5,14 @@
 namespace edgemt {
 namespace {
 
-void PlanStack(size_t rows, size_t d, size_t d_ff, size_t longest_keys, bool int8, StackBuffers* buffers,
-               ArenaLayout* layout) {
+// `cross_attention`: the stack has cross-attention (the decoder), whose
+// query needs a buffer of its own.
+void PlanStack(size_t rows, size_t d, size_t d_ff, size_t longest_keys, bool cross_attention, bool int8,
+               StackBuffers* buffers, ArenaLayout* layout) {
   layout->Add(&buffers->x, rows * d);
   layout->Add(&buffers->normed, rows * d);
   layout->Add(&buffers->qkv, rows * 3 * d);
-  layout->Add(&buffers->q, rows * d);
+  if (cross_attention) layout->Add(&buffers->q, rows * d);
   layout->Add(&buffers->context, rows * d);
   layout->Add(&buffers->projected, rows * d);
   layout->Add(&buffers->hidden, rows * d_ff);
@@ -51,9 +53,10 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
   layout->Add(&finished, limits.batch);
 
   layout->BeginPhase();
-  PlanStack(source_rows, d, d_ff, limits.source, int8, &encoder, layout);
+  PlanStack(source_rows, d, d_ff, limits.source, /*cross_attention=*/false, int8, &encoder, layout);
   layout->BeginPhase();
-  PlanStack(limits.batch, d, d_ff, std::max(limits.source, limits.target), int8, &decoder, layout);
+  PlanStack(limits.batch, d, d_ff, std::max(limits.source, limits.target), /*cross_attention=*/true, int8, &decoder,
+            layout);
 }
 
 }  // namespace edgemt

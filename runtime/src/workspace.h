@@ -24,7 +24,7 @@ struct StackBuffers {
   float* x = nullptr;       // [rows, d] the residual stream
   float* normed = nullptr;  // [rows, d] pre-LN input of a sub-block
   float* qkv = nullptr;     // [rows, 3d] self-attention query, key, value side by side
-  float* q = nullptr;       // [rows, d] cross-attention query
+  float* q = nullptr;       // [rows, d] cross-attention query (decoder only)
   float* context = nullptr; // [rows, d] attention output before its projection
   float* projected = nullptr; // [rows, d] a sub-block's output
   float* hidden = nullptr;  // [rows, d_ff]

@@ -30,7 +30,6 @@ class Decoder {
   bool CrossAttentionRunsInParallel(size_t rows) const { return AnyRunsInParallel(cross_linears_, rows); }
   bool StepRunsInParallel(size_t count) const { return AnyRunsInParallel(step_linears_, count); }
 
-
  private:
   struct Layer {
     SelfAttentionOps self_attention;

@@ -127,7 +127,7 @@ Status LinearOp::Pack() {
   const void* weight = first.weight.data;
   const float* scales = first.weight.scales;
   const float* bias = first.bias;
-  if (parts_.size() > 1 || (!int8_ && first.is_int8())) {
+  if (parts_.size() > 1) {
     if (!Stack(parts_, int8_, in_features_, &stacked))
       return Status(StatusCode::kInvalidModel, std::string(name_) + ": the fused layers are too large");
     weight = int8_ ? static_cast<const void*>(stacked.i8.data()) : static_cast<const void*>(stacked.f32.data());

@@ -73,8 +73,12 @@ Result<std::unique_ptr<LineTranslator>> LineTranslator::Create(const Options& op
   translator_options.num_threads = options.threads;
   translator_options.max_source_length = options.max_source_length;
   translator_options.max_target_length = options.max_length;
+  translator_options.packed_cache_dir = options.packed_cache_dir;
   auto translator = Translator::Create(self->model_, translator_options);
   if (!translator.ok()) return translator.status();
+  // An unusable cache costs time, never the translations.
+  const Status& cache = translator.value()->packed_cache_status();
+  if (!cache.ok()) std::fprintf(stderr, "edgemt-translate: warning: %s\n", cache.message().c_str());
   self->translator_ = std::move(translator.value());
   self->options_.max_source_length = self->translator_->options().max_source_length;
   return self;

@@ -29,6 +29,8 @@ const char* Usage() {
          "  --max-source-length N   longest source in tokens, </s> included (default: the model's)\n"
          "  --long-input MODE       truncate (default, with a warning) or error: what to do with\n"
          "                          a source longer than --max-source-length\n"
+         "  --packed-cache DIR      keep the weights packed for this CPU in DIR: the first run\n"
+         "                          writes a cache file, later runs map it instead of packing\n"
          "  --input-ids             input lines are space-separated source ids, </s> included\n"
          "  --output-ids            write output ids (without <s> and </s>) instead of text\n"
          "  --help                  this text\n";
@@ -79,6 +81,13 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
         *error = "--long-input is truncate or error, not '" + std::string(text) + "'";
         return false;
       }
+    } else if (arg == "--packed-cache") {
+      if (!value(&text)) return false;
+      if (*text == '\0') {
+        *error = "--packed-cache needs a directory";
+        return false;
+      }
+      options->packed_cache_dir = text;
     } else if (arg == "--input-ids") {
       options->input_ids = true;
     } else if (arg == "--output-ids") {

@@ -14,6 +14,7 @@ struct Options {
   int max_length = 0;  // 0: the reference rule, min(2 * source + 10, model positions)
   int min_length = 0;
   int max_source_length = 0;  // 0: the model's positions
+  std::string packed_cache_dir;  // empty: no packed-cache file
   bool input_ids = false;
   bool output_ids = false;
   LongInput long_input = LongInput::kTruncate;

@@ -12,6 +12,7 @@
 #include "edgemt_generated.h"
 #include "model_reader.h"
 #include "model_weights.h"
+#include "packed_weights.h"
 
 namespace edgemt {
 
@@ -20,14 +21,18 @@ struct Model::Storage {
   const uint8_t* data = nullptr;
   size_t size = 0;
   bool mapped = false;
+  // A mapped file's identity, for packed-cache keys: device, inode, size,
+  // modification and change times (any write to the file changes them).
+  std::string file_identity;
 
   ~Storage() {
     if (mapped) munmap(const_cast<uint8_t*>(data), size);
   }
 };
 
-Model::Model(std::unique_ptr<Storage> storage, std::unique_ptr<ModelWeights> weights)
-    : storage_(std::move(storage)), weights_(std::move(weights)) {}
+Model::Model(std::unique_ptr<Storage> storage, std::unique_ptr<ModelWeights> weights,
+             std::unique_ptr<PackedWeights> packed)
+    : storage_(std::move(storage)), weights_(std::move(weights)), packed_(std::move(packed)) {}
 
 Model::~Model() = default;
 
@@ -55,6 +60,10 @@ Result<std::shared_ptr<const Model>> Model::Load(const std::string& path) {
     return Status(StatusCode::kResourceExhausted, "cannot map " + path + ": " + std::strerror(errno));
   storage->data = static_cast<const uint8_t*>(mapping);
   storage->mapped = true;
+  storage->file_identity = "file " + std::to_string(info.st_dev) + ":" + std::to_string(info.st_ino) + " " +
+                           std::to_string(info.st_size) + " " + std::to_string(info.st_mtim.tv_sec) + "." +
+                           std::to_string(info.st_mtim.tv_nsec) + " " + std::to_string(info.st_ctim.tv_sec) + "." +
+                           std::to_string(info.st_ctim.tv_nsec);
   Result<std::shared_ptr<const Model>> model = FromStorage(std::move(storage));
   if (!model.ok()) return Status(model.status().code(), path + ": " + model.status().message());
   return model;
@@ -75,7 +84,13 @@ Result<std::shared_ptr<const Model>> Model::FromStorage(std::unique_ptr<Storage>
   auto weights = std::unique_ptr<ModelWeights>(new (std::nothrow) ModelWeights);
   if (!weights) return Status(StatusCode::kResourceExhausted, "out of memory");
   EDGEMT_RETURN_IF_ERROR(ReadModel(storage->data, storage->size, weights.get()));
-  std::shared_ptr<const Model> model(new (std::nothrow) Model(std::move(storage), std::move(weights)));
+  // Each layer is at most one operator: per encoder layer 4, per decoder
+  // layer 6 (fused or not, never more), and the output projection.
+  const size_t layers = weights->encoder_layers.size() + weights->decoder_layers.size();
+  auto packed = std::unique_ptr<PackedWeights>(new (std::nothrow) PackedWeights(storage->data, storage->size, 8 * layers + 8));
+  if (!packed) return Status(StatusCode::kResourceExhausted, "out of memory");
+  std::shared_ptr<const Model> model(new (std::nothrow)
+                                         Model(std::move(storage), std::move(weights), std::move(packed)));
   if (!model) return Status(StatusCode::kResourceExhausted, "out of memory");
   return model;
 }
@@ -84,6 +99,14 @@ const ModelConfig& Model::config() const { return weights_->config; }
 bool Model::is_int8() const { return weights_->is_int8; }
 size_t Model::file_size() const { return storage_->size; }
 const ModelWeights& Model::weights() const { return *weights_; }
+PackedWeights& Model::packed_weights() const { return *packed_; }
+
+std::string Model::identity() const {
+  if (!storage_->file_identity.empty()) return storage_->file_identity;
+  // A caller's buffer has no file to ask: its bytes are the identity.
+  return "buffer " + std::to_string(storage_->size) + " " +
+         std::to_string(Fingerprint64(storage_->data, storage_->size));
+}
 
 namespace {
 

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <new>
 #include <string>
 #include <vector>
@@ -15,6 +16,8 @@
 #include "layers/decoder.h"
 #include "layers/encoder.h"
 #include "ops/embedding.h"
+#include "packed_cache_file.h"
+#include "packed_weights.h"
 #include "thread_pool.h"
 #include "workspace.h"
 #include "xnnpack_memory.h"
@@ -71,6 +74,8 @@ struct Translator::Impl {
   Decoder decoder;
   pthreadpool_t pool = nullptr;
   TranslationProfile profile;
+  Status packed_cache_status;
+  bool packed_cache_loaded = false;
   // The batch the last Encode call set up.
   size_t batch_count = 0;
   size_t batch_length = 0;
@@ -266,9 +271,41 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
   // together. Weights also read in place (the embeddings, which a tied
   // projection shares) come back page by page, only where they are used.
   const Model& mapped = *impl->model;
-  EDGEMT_RETURN_IF_ERROR(PackLinears(linears, impl->pool, [&mapped](const LinearOp& linear) {
+  PackedWeights& packed = mapped.packed_weights();
+  const std::string& cache_dir = impl->options.packed_cache_dir;
+  std::string cache_key, cache_path;
+  if (!cache_dir.empty()) {
+    std::lock_guard<std::mutex> lock(packed.file_mutex());
+    cache_key = PackedCacheKey(mapped);
+    cache_path = PackedCachePath(cache_dir, cache_key);
+    if (packed.entry_count() == 0) {
+      Status loaded = LoadPackedCache(cache_path, cache_key, &packed);
+      if (loaded.ok()) packed.saved_entries = packed.entry_count();
+      if (loaded.code() != StatusCode::kNotFound) impl->packed_cache_status = loaded;
+    }
+    impl->packed_cache_loaded = packed.has_mapping();
+  }
+  EDGEMT_RETURN_IF_ERROR(PackLinears(linears, &packed, impl->pool, [&mapped](const LinearOp& linear) {
     for (const LinearView& part : linear.parts()) mapped.ReleasePages(part.weight.data, part.weight.bytes());
   }));
+  if (!cache_dir.empty()) {
+    // Written when the file lacks layers this process packed (no file, a
+    // stale or corrupt one, or one from before a layer was added).
+    std::lock_guard<std::mutex> lock(packed.file_mutex());
+    if (packed.saved_entries != packed.entry_count()) {
+      const Status written = WritePackedCache(cache_path, cache_key, packed);
+      if (written.ok()) packed.saved_entries = packed.entry_count();
+      if (!written.ok()) {
+        impl->packed_cache_status =
+            impl->packed_cache_status.ok()
+                ? written
+                : Status(written.code(), impl->packed_cache_status.message() + "; " + written.message());
+      } else if (!impl->packed_cache_status.ok()) {
+        impl->packed_cache_status = Status(impl->packed_cache_status.code(),
+                                           impl->packed_cache_status.message() + "; packed the weights and replaced it");
+      }
+    }
+  }
   return std::unique_ptr<Translator>(new (std::nothrow) Translator(std::move(impl)));
 }
 
@@ -292,6 +329,8 @@ const Model& Translator::model() const { return *impl_->model; }
 const TranslatorOptions& Translator::options() const { return impl_->options; }
 size_t Translator::arena_bytes() const { return impl_->layout.total_bytes(); }
 const TranslationProfile& Translator::profile() const { return impl_->profile; }
+const Status& Translator::packed_cache_status() const { return impl_->packed_cache_status; }
+bool Translator::packed_cache_loaded() const { return impl_->packed_cache_loaded; }
 void Translator::ResetProfile() { impl_->profile = TranslationProfile(); }
 
 }  // namespace edgemt

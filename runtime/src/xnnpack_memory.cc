@@ -52,4 +52,6 @@ const xnn_allocator kAllocator = {nullptr, Allocate, Reallocate, Deallocate, Ali
 
 const xnn_allocator* XnnpackAllocator() { return &kAllocator; }
 
+void* AllocateResident(size_t alignment, size_t size) { return AlignedAllocate(nullptr, alignment, size); }
+
 }  // namespace edgemt

@@ -3,6 +3,8 @@
 
 #include <xnnpack.h>
 
+#include <cstddef>
+
 namespace edgemt {
 
 // XNNPACK's default allocator (malloc / posix_memalign, released with free,
@@ -12,5 +14,9 @@ namespace edgemt {
 // XNNPACK writes it. Faulting ~100 MB in page by page costs about five times
 // as much, and it is most of the time to load a model.
 const xnn_allocator* XnnpackAllocator();
+
+// The same for the blocks PackedWeights has XNNPACK pack into: aligned,
+// resident, released with std::free. Null when out of memory.
+void* AllocateResident(size_t alignment, size_t size);
 
 }  // namespace edgemt

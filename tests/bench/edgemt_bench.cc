@@ -4,6 +4,7 @@
 //   edgemt-bench --model FILE (--input-ids FILE | --input FILE)
 //                [--threads N] [--batch-size N] [--min-length N] [--max-length N]
 //                [--repeat N] [--limit N] [--output FILE] [--profile-passes N]
+//                [--packed-cache DIR]
 //
 // Each repetition translates every source (after one untimed warm-up pass),
 // in batches of --batch-size; per-sentence figures are a pass's time divided
@@ -31,6 +32,8 @@
 // "load_ms" is Model::Load plus Translator::Create (packing the weights,
 // allocating the arena): the time until the first translation can start;
 // "model_load_ms" is Model::Load alone (mapping and verifying the file).
+// With --packed-cache, "packed_cache" says whether the packed weights were
+// "loaded" from the cache file or "packed" (and written), or why not.
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -63,7 +66,7 @@ int Fail(const std::string& message) {
 }
 
 struct Args {
-  std::string model, input_ids, input_text, output;
+  std::string model, input_ids, input_text, output, packed_cache;
   int threads = 1, batch = 1, min_length = 0, max_length = 0, repeat = 3, limit = 0, profile_passes = 1;
 };
 
@@ -83,6 +86,7 @@ bool Parse(int argc, char** argv, Args* args) {
     else if (a == "--repeat") args->repeat = std::atoi(v);
     else if (a == "--limit") args->limit = std::atoi(v);
     else if (a == "--profile-passes") args->profile_passes = std::atoi(v);
+    else if (a == "--packed-cache") args->packed_cache = v;
     else return false;
   }
   return !args->model.empty() && (args->input_ids.empty() != args->input_text.empty()) && args->threads >= 1 &&
@@ -156,12 +160,14 @@ int main(int argc, char** argv) {
   Args args;
   if (!Parse(argc, argv, &args))
     return Fail("usage: edgemt-bench --model FILE (--input-ids FILE | --input FILE) [--threads N] [--batch-size N] "
-                "[--min-length N] [--max-length N] [--repeat N] [--limit N] [--output FILE] [--profile-passes N]");
+                "[--min-length N] [--max-length N] [--repeat N] [--limit N] [--output FILE] [--profile-passes N] "
+                "[--packed-cache DIR]");
 
   edgemt::TranslatorOptions options;
   options.num_threads = args.threads;
   options.max_batch_size = args.batch;
   if (args.max_length > 0) options.max_target_length = args.max_length;
+  options.packed_cache_dir = args.packed_cache;
 
   const auto load_start = Clock::now();
   auto model = edgemt::Model::Load(args.model);
@@ -174,6 +180,12 @@ int main(int argc, char** argv) {
   std::unique_ptr<edgemt::Translator> translator = std::move(created.value());
   const edgemt::ModelConfig& config = model.value()->config();
   const size_t arena_bytes = translator->arena_bytes();
+  std::string packed_cache = "none";
+  if (!args.packed_cache.empty()) {
+    packed_cache = translator->packed_cache_loaded() ? "loaded" : "packed";
+    if (!translator->packed_cache_status().ok()) packed_cache = translator->packed_cache_status().message();
+    for (char& c : packed_cache) if (c == '"' || c == '\\') c = '\'';
+  }
 
   // Sources as ids.
   std::vector<std::vector<int32_t>> sources;
@@ -329,7 +341,8 @@ int main(int argc, char** argv) {
       Json(decoder_part.Scaled(steps > 0 ? 1.0 / passes / steps : 0.0), steps > 0 ? profiled_decoder_ms / passes / steps : 0.0);
   std::printf(
       "{\"model\": \"%s\", \"file_bytes\": %zu, \"int8\": %s, \"threads\": %d, \"batch\": %d, \"sentences\": %zu,\n"
-      " \"repeat\": %d, \"load_ms\": %.3f, \"model_load_ms\": %.3f, \"arena_bytes\": %zu, \"output_tokens\": %ld,\n"
+      " \"repeat\": %d, \"load_ms\": %.3f, \"model_load_ms\": %.3f, \"packed_cache\": \"%s\", \"arena_bytes\": %zu,\n"
+      " \"output_tokens\": %ld,\n"
       " \"median_ms_per_sentence\": %.4f, \"min_ms_per_sentence\": %.4f, \"median_sentence_ms\": %.4f,\n"
       " \"tokens_per_s\": %.1f, \"best_tokens_per_s\": %.1f,\n"
       " \"encoder_ms_per_sentence\": %.4f, \"decoder_ms_per_step\": %.5f, \"decoder_steps_per_pass\": %ld,\n"
@@ -339,7 +352,7 @@ int main(int argc, char** argv) {
       "   \"decoder_per_step\": %s},\n"
       " \"allocations_while_translating\": %zu, \"self_peak_rss_kb\": %ld}\n",
       args.model.c_str(), model.value()->file_size(), model.value()->is_int8() ? "true" : "false", threads, args.batch,
-      sources.size(), args.repeat, load_ms, model_load_ms, arena_bytes, tokens, median_pass / n, min_pass / n, Median(sentence_ms),
+      sources.size(), args.repeat, load_ms, model_load_ms, packed_cache.c_str(), arena_bytes, tokens, median_pass / n, min_pass / n, Median(sentence_ms),
       static_cast<double>(tokens) / (median_pass / 1000.0), static_cast<double>(tokens) / (min_pass / 1000.0),
       median_encode / n, steps > 0 ? (median_pass - median_encode) / steps : 0.0, steps_per_pass,
       all.xnnpack / profiled_total, all.attention / profiled_total, all.layer_norm / profiled_total,

@@ -40,6 +40,7 @@ struct ModelConfig {
 };
 
 struct ModelWeights;  // verified views into the file (internal)
+class PackedWeights;  // the layers in XNNPACK's layout, shared by translators (internal)
 
 class Model {
  public:
@@ -69,17 +70,22 @@ class Model {
 
   // Internal: the verified weight views, for translators.
   const ModelWeights& weights() const;
+  // Internal: the packed weights every translator of this model shares.
+  PackedWeights& packed_weights() const;
+  // Internal: what identifies these bytes in packed-cache keys.
+  std::string identity() const;
   // Internal: tells the OS that the mapped bytes [data, data + size) are not
   // needed any more (their packed copy lives elsewhere). No-op for buffers.
   void ReleasePages(const void* data, size_t size) const;
 
  private:
   struct Storage;
-  Model(std::unique_ptr<Storage> storage, std::unique_ptr<ModelWeights> weights);
+  Model(std::unique_ptr<Storage> storage, std::unique_ptr<ModelWeights> weights, std::unique_ptr<PackedWeights> packed);
   static Result<std::shared_ptr<const Model>> FromStorage(std::unique_ptr<Storage> storage);
 
   std::unique_ptr<Storage> storage_;
   std::unique_ptr<ModelWeights> weights_;
+  std::unique_ptr<PackedWeights> packed_;
 };
 
 }  // namespace edgemt

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 #include "edgemt/model.h"
 #include "edgemt/status.h"
@@ -30,6 +31,12 @@ struct TranslatorOptions {
   size_t arena_size = 0;
   // Accumulate a TranslationProfile (costs a clock read per operation).
   bool profile = false;
+  // A directory for packed-weights cache files (docs/packed-cache.md). The
+  // first translator of a model file writes one there; later loads, in any
+  // process, map it read-only instead of packing the weights. A missing,
+  // stale or unusable file never fails Create: see packed_cache_status().
+  // Empty: no file (translators of one Model still share one packed copy).
+  std::string packed_cache_dir;
 };
 
 struct DecodeOptions {
@@ -59,9 +66,8 @@ struct TranslationProfile {
 };
 
 // One translator serves one thread at a time. For several threads, create
-// one translator per thread from the same Model: each packs its own copy of
-// the weights (this XNNPACK has no shared weights cache), so prefer batching
-// on one translator where memory is tight.
+// one translator per thread from the same Model: they share the Model's
+// packed weights (packed by the first), and each adds only its arena.
 class Translator {
  public:
   // Creates the XNNPACK operators (packing the weights once) and plans memory.
@@ -91,6 +97,12 @@ class Translator {
   const TranslatorOptions& options() const;  // with the defaults resolved
   size_t arena_bytes() const;
   const TranslationProfile& profile() const;
+  // With a packed_cache_dir: Ok when the packed weights came from the cache
+  // file or were written to it; otherwise why the file was not used or not
+  // written (the translator packed the weights and works all the same).
+  const Status& packed_cache_status() const;
+  // Whether the packed weights came from a cache file (mapped, not packed).
+  bool packed_cache_loaded() const;
   void ResetProfile();
 
  private:

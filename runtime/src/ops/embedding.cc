@@ -1,17 +1,20 @@
 #include "ops/embedding.h"
 
 #include <cmath>
+#include <vector>
 
 namespace edgemt {
 
 void FillSinusoidalTable(PositionEncoding layout, size_t num_positions, size_t d, float* table) {
   const size_t half = d / 2;
   const float exponent_step = static_cast<float>(-std::log(10000.0) / static_cast<double>(d));
+  // The frequencies once (the same floats as per element: loading is timed).
+  std::vector<float> frequencies(half);
+  for (size_t i = 0; i < half; ++i) frequencies[i] = std::exp(static_cast<float>(2 * i) * exponent_step);
   for (size_t p = 0; p < num_positions; ++p) {
     float* row = table + p * d;
     for (size_t i = 0; i < half; ++i) {
-      const float frequency = std::exp(static_cast<float>(2 * i) * exponent_step);
-      const float angle = static_cast<float>(p) * frequency;
+      const float angle = static_cast<float>(p) * frequencies[i];
       if (layout == PositionEncoding::kSinusoidalInterleaved) {
         row[2 * i] = std::sin(angle);
         row[2 * i + 1] = std::cos(angle);

@@ -114,39 +114,54 @@ bool Stack(const std::vector<LinearView>& parts, bool int8, int in, StackedWeigh
 
 }  // namespace
 
-Status LinearOp::Pack() {
+xnn_status LinearOp::Create(const void* weight, const float* scales, const float* bias, xnn_weights_cache_t cache) {
+  const float lo = fuse_relu_ ? 0.0f : -std::numeric_limits<float>::infinity();
+  const float hi = std::numeric_limits<float>::infinity();
+  const size_t in = static_cast<size_t>(in_features_);
+  const size_t out = static_cast<size_t>(out_features_);
+  if (int8_)
+    return xnn_create_fully_connected_nc_qd8_f32_qc8w(in, out, in, out, scales, static_cast<const int8_t*>(weight),
+                                                      bias, lo, hi, 0, nullptr, cache, &op_);
+  return xnn_create_fully_connected_nc_f32(in, out, in, out, static_cast<const float*>(weight), bias, lo, hi, 0,
+                                           nullptr, cache, &op_);
+}
+
+Status LinearOp::Pack(PackedWeights* store) {
   if (op_ != nullptr) return Status(StatusCode::kInternal, std::string(name_) + ": packed twice");
   if (parts_.empty()) return Status(StatusCode::kInternal, std::string(name_) + ": not configured");
   for (const LinearView& part : parts_) {
     if (part.weight.cols != in_features_)
       return Status(StatusCode::kInvalidModel, std::string(name_) + ": fused layers differ in input width");
   }
-  // One layer is packed straight from the file; fused ones from a stacked copy.
-  StackedWeights stacked;
+  const uint64_t layer = store != nullptr ? store->LayerId(parts_, int8_) : 0;
   const LinearView& first = parts_.front();
-  const void* weight = first.weight.data;
-  const float* scales = first.weight.scales;
-  const float* bias = first.bias;
-  if (parts_.size() > 1) {
-    if (!Stack(parts_, int8_, in_features_, &stacked))
-      return Status(StatusCode::kInvalidModel, std::string(name_) + ": the fused layers are too large");
-    weight = int8_ ? static_cast<const void*>(stacked.i8.data()) : static_cast<const void*>(stacked.f32.data());
-    scales = stacked.scales.data();
-    bias = stacked.bias.empty() ? nullptr : stacked.bias.data();
+  xnn_status status = xnn_status_uninitialized;
+  // A fused layer that is packed already needs no stacked copy: XNNPACK
+  // finds it without reading the weights passed, and the probe makes the
+  // create fail instead of packing them should it not find it.
+  if (parts_.size() > 1 && store != nullptr && store->Contains(layer)) {
+    PackedWeights::Packing probe(store, layer, /*probe=*/true);
+    if (probe.active()) {
+      status = Create(first.weight.data, first.weight.scales, first.bias, store->provider());
+    }
   }
-  const float lo = fuse_relu_ ? 0.0f : -std::numeric_limits<float>::infinity();
-  const float hi = std::numeric_limits<float>::infinity();
-  const size_t in = static_cast<size_t>(in_features_);
-  const size_t out = static_cast<size_t>(out_features_);
-  xnn_status status;
-  if (int8_) {
-    status = xnn_create_fully_connected_nc_qd8_f32_qc8w(in, out, in, out, scales, static_cast<const int8_t*>(weight),
-                                                        bias, lo, hi, 0, nullptr, nullptr, &op_);
-    if (status == xnn_status_success) status = xnn_create_convert_nc_f32_qd8(0, &quantize_op_);
-  } else {
-    status = xnn_create_fully_connected_nc_f32(in, out, in, out, static_cast<const float*>(weight), bias, lo, hi, 0,
-                                               nullptr, nullptr, &op_);
+  if (op_ == nullptr) {
+    // One layer is packed straight from the file; fused ones from a stacked copy.
+    StackedWeights stacked;
+    const void* weight = first.weight.data;
+    const float* scales = first.weight.scales;
+    const float* bias = first.bias;
+    if (parts_.size() > 1) {
+      if (!Stack(parts_, int8_, in_features_, &stacked))
+        return Status(StatusCode::kInvalidModel, std::string(name_) + ": the fused layers are too large");
+      weight = int8_ ? static_cast<const void*>(stacked.i8.data()) : static_cast<const void*>(stacked.f32.data());
+      scales = stacked.scales.data();
+      bias = stacked.bias.empty() ? nullptr : stacked.bias.data();
+    }
+    PackedWeights::Packing packing(store, layer, /*probe=*/false);
+    status = Create(weight, scales, bias, packing.active() ? store->provider() : nullptr);
   }
+  if (status == xnn_status_success && int8_) status = xnn_create_convert_nc_f32_qd8(0, &quantize_op_);
   if (status == xnn_status_out_of_memory)
     return Status(StatusCode::kResourceExhausted, std::string(name_) + ": out of memory packing weights");
   if (status != xnn_status_success)
@@ -165,6 +180,7 @@ struct PackJob {
   const std::vector<size_t>* order;
   std::vector<Status>* results;
   const std::function<void(const LinearOp&)>* after_pack;
+  PackedWeights* store;
   std::atomic<bool> published{false};
   std::atomic<size_t> finished{0};
 };
@@ -174,18 +190,18 @@ void PackOne(void* context, size_t i) {
   (void)job.published.load(std::memory_order_acquire);
   const size_t index = (*job.order)[i];
   LinearOp& linear = *(*job.linears)[index];
-  (*job.results)[index] = linear.Pack();
+  (*job.results)[index] = linear.Pack(job.store);
   if ((*job.results)[index].ok()) (*job.after_pack)(linear);
   job.finished.fetch_add(1, std::memory_order_acq_rel);
 }
 
 }  // namespace
 
-Status PackLinears(const std::vector<LinearOp*>& linears, pthreadpool_t pool,
+Status PackLinears(const std::vector<LinearOp*>& linears, PackedWeights* store, pthreadpool_t pool,
                    const std::function<void(const LinearOp&)>& after_pack) {
   if (pool == nullptr) {
     for (LinearOp* linear : linears) {
-      EDGEMT_RETURN_IF_ERROR(linear->Pack());
+      EDGEMT_RETURN_IF_ERROR(linear->Pack(store));
       after_pack(*linear);
     }
     return Status::Ok();
@@ -202,6 +218,7 @@ Status PackLinears(const std::vector<LinearOp*>& linears, pthreadpool_t pool,
   job.order = &order;
   job.results = &results;
   job.after_pack = &after_pack;
+  job.store = store;
   job.published.store(true, std::memory_order_release);
   pthreadpool_parallelize_1d(pool, PackOne, &job, order.size(), 0);
   if (job.finished.load(std::memory_order_acquire) != order.size())

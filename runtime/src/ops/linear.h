@@ -4,8 +4,10 @@
 // read the same input (an attention's query, key and value) can be fused
 // into one product along the output dimension.
 // Set up in two steps: Configure records the layer, Pack creates the XNNPACK
-// operators (copying the weights into XNNPACK's layout). PackLinears packs a
-// model's layers on all threads: packing is most of the time to load a model.
+// operators, which copy the weights into XNNPACK's layout in the model's
+// PackedWeights unless another translator (or a packed-cache file) did so
+// already. PackLinears packs a model's layers on all threads: packing is
+// most of the time to load a model.
 #pragma once
 
 #include <pthreadpool.h>
@@ -20,6 +22,7 @@
 #include "edgemt/status.h"
 #include "edgemt/translator.h"
 #include "model_weights.h"
+#include "packed_weights.h"
 
 namespace edgemt {
 
@@ -45,8 +48,9 @@ class LinearOp {
   // (part 0's columns first). They run in int8 when all are int8; otherwise
   // the int8 ones are widened to float and all run in float.
   void Configure(std::initializer_list<LinearView> parts, const char* name);
-  // Creates the operators; call once, after Configure.
-  Status Pack();
+  // Creates the operators, their packed weights in `store` (null: owned by
+  // the operator); call once, after Configure.
+  Status Pack(PackedWeights* store);
 
   // out[rows, out_features] = in[rows, in_features] W^T + b. Uses `pool`
   // only when the product is large enough for a second thread to pay.
@@ -69,6 +73,8 @@ class LinearOp {
   // already did: a decoder step runs every layer with the same rows, and
   // XNNPACK keeps the shape between calls (only the pointers change).
   xnn_status Reshape(size_t rows, pthreadpool_t threads) const;
+  // Creates op_ from these weights (XNNPACK reads them only to pack).
+  xnn_status Create(const void* weight, const float* scales, const float* bias, xnn_weights_cache_t cache);
 
   xnn_operator_t op_ = nullptr;
   xnn_operator_t quantize_op_ = nullptr;  // int8: float input rows to qd8
@@ -85,10 +91,10 @@ class LinearOp {
 // Whether any of `linears` run over `rows` rows uses the pool.
 bool AnyRunsInParallel(const std::vector<const LinearOp*>& linears, size_t rows);
 
-// Packs every layer, on the pool's threads when there is one, and calls
+// Packs every layer into `store`, on the pool's threads when there is one, and calls
 // `after_pack` for each layer as soon as it is packed (on that thread).
 // Returns the first failure in list order.
-Status PackLinears(const std::vector<LinearOp*>& linears, pthreadpool_t pool,
+Status PackLinears(const std::vector<LinearOp*>& linears, PackedWeights* store, pthreadpool_t pool,
                    const std::function<void(const LinearOp&)>& after_pack);
 
 // Work (multiply-adds) below which a GEMM runs on the calling thread alone.

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <new>
@@ -84,8 +85,8 @@ Result<std::shared_ptr<const Model>> Model::FromStorage(std::unique_ptr<Storage>
   auto weights = std::unique_ptr<ModelWeights>(new (std::nothrow) ModelWeights);
   if (!weights) return Status(StatusCode::kResourceExhausted, "out of memory");
   EDGEMT_RETURN_IF_ERROR(ReadModel(storage->data, storage->size, weights.get()));
-  // Each layer is at most one operator: per encoder layer 4, per decoder
-  // layer 6 (fused or not, never more), and the output projection.
+  // One operator per Linear layer, fused ones counting once: per encoder
+  // layer 4, per decoder layer 7, and the output projection.
   const size_t layers = weights->encoder_layers.size() + weights->decoder_layers.size();
   auto packed = std::unique_ptr<PackedWeights>(new (std::nothrow) PackedWeights(storage->data, storage->size, 8 * layers + 8));
   if (!packed) return Status(StatusCode::kResourceExhausted, "out of memory");
@@ -102,7 +103,18 @@ const ModelWeights& Model::weights() const { return *weights_; }
 PackedWeights& Model::packed_weights() const { return *packed_; }
 
 std::string Model::identity() const {
-  if (!storage_->file_identity.empty()) return storage_->file_identity;
+  if (!storage_->file_identity.empty()) {
+    // Timestamps have the file system's granularity (a few ms): a file
+    // rewritten in place at the same size within it also changes these
+    // bytes (the first 64 KB, with every table of the file, and 64 samples).
+    const size_t size = storage_->size;
+    uint64_t sampled = Fingerprint64(storage_->data, std::min<size_t>(size, size_t{64} << 10));
+    for (size_t i = 0; i < 64; ++i) {
+      const size_t offset = size / 64 * i;
+      sampled = Fingerprint64(storage_->data + offset, std::min<size_t>(256, size - offset), sampled);
+    }
+    return storage_->file_identity + " " + std::to_string(sampled);
+  }
   // A caller's buffer has no file to ask: its bytes are the identity.
   return "buffer " + std::to_string(storage_->size) + " " +
          std::to_string(Fingerprint64(storage_->data, storage_->size));

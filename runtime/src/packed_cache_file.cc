@@ -121,7 +121,7 @@ std::string PackedCachePath(const std::string& dir, const std::string& key) {
 Status LoadPackedCache(const std::string& path, const std::string& key, PackedWeights* store) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
-    if (errno == ENOENT) return Status(StatusCode::kNotFound, "no packed cache " + path);
+    if (errno == ENOENT || errno == ENOTDIR) return Status(StatusCode::kNotFound, "no packed cache " + path);
     return Unusable(path, std::strerror(errno));
   }
   struct stat info;

@@ -1,22 +1,24 @@
 #!/usr/bin/env bash
-# Fuzzes the model loader for a bounded time and fails if libFuzzer finds
-# anything (a crash, a sanitizer report, a timeout, a broken promise).
+# Fuzzes the model loader and then the packed-cache loader for a bounded
+# time and fails if libFuzzer finds anything (a crash, a sanitizer report, a
+# timeout, a broken promise).
 #
-#   tests/fuzz/run.sh                 # 60 s
-#   FUZZ_SECONDS=600 tests/fuzz/run.sh
+#   tests/fuzz/run.sh                 # 60 s + 20 s
+#   FUZZ_SECONDS=600 FUZZ_CACHE_SECONDS=120 tests/fuzz/run.sh
 #
 # Builds build-fuzz/ with clang-14 and -fsanitize=fuzzer-no-link,address,undefined
 # for all of EdgeMT's code, writes the seed corpus (small valid float32 and
 # int8 models) and runs fuzz_model_loader on build-fuzz/corpus (kept between
 # runs) plus tests/fuzz/regressions. A finding is saved as
-# build-fuzz/artifacts/crash-*: reproduce it with
-#   build-fuzz/bin/fuzz_model_loader build-fuzz/artifacts/crash-...
+# build-fuzz/artifacts/TARGET-crash-*: reproduce it with
+#   build-fuzz/bin/TARGET build-fuzz/artifacts/TARGET-crash-...
 # then fix the runtime and move the file to tests/fuzz/regressions/ with the
 # status the unit test must see (tests/unit/fuzz_regressions_test.cc).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="$root/build-fuzz"
 seconds="${FUZZ_SECONDS:-60}"
+cache_seconds="${FUZZ_CACHE_SECONDS:-20}"
 
 for tool in clang-14 clang++-14; do
   command -v "$tool" >/dev/null || { echo "tests/fuzz/run.sh: $tool is missing (tools/install-deps.sh)" >&2; exit 1; }
@@ -30,7 +32,7 @@ CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWi
   -DEDGEMT_FUZZ=ON -DEDGEMT_BUILD_EXAMPLES=OFF \
   "-DCMAKE_C_FLAGS=$flags" "-DCMAKE_CXX_FLAGS=$flags" >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
-cmake --build "$build" -j "$(nproc)" --target fuzz_model_loader edgemt-fuzz-seeds
+cmake --build "$build" -j "$(nproc)" --target fuzz_model_loader fuzz_packed_cache edgemt-fuzz-seeds
 
 mkdir -p "$build/corpus" "$build/seeds" "$build/artifacts"
 "$build/bin/edgemt-fuzz-seeds" "$build/seeds"
@@ -39,14 +41,24 @@ mkdir -p "$build/corpus" "$build/seeds" "$build/artifacts"
 # huge allocation fail with a Status, as on a device, instead of aborting.
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
-set +e
-"$build/bin/fuzz_model_loader" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
-  -print_final_stats=1 -artifact_prefix="$build/artifacts/" \
-  "$build/corpus" "$build/seeds" "$root/tests/fuzz/regressions" 2>&1 | tee "$build/fuzz.log" | grep -v '^#[0-9]*.*\(NEW\|REDUCE\|pulse\)'
-status=${PIPESTATUS[0]}
-set -e
-if [ "$status" -ne 0 ]; then
-  echo "tests/fuzz/run.sh: the fuzzer found a problem (exit $status); inputs in build-fuzz/artifacts/, log in build-fuzz/fuzz.log" >&2
-  exit 1
-fi
-echo "tests/fuzz/run.sh: no findings in ${seconds} s"
+# Runs one target; fails the script when libFuzzer reports a finding.
+fuzz() {
+  local target="$1" time="$2"
+  shift 2
+  set +e
+  "$build/bin/$target" -max_total_time="$time" -rss_limit_mb=2048 -timeout=10 \
+    -print_final_stats=1 -artifact_prefix="$build/artifacts/$target-" \
+    "$@" 2>&1 | tee "$build/$target.log" | grep -v '^#[0-9]*.*\(NEW\|REDUCE\|pulse\)'
+  local status=${PIPESTATUS[0]}
+  set -e
+  if [ "$status" -ne 0 ]; then
+    echo "tests/fuzz/run.sh: $target found a problem (exit $status); inputs in build-fuzz/artifacts/, log in build-fuzz/$target.log" >&2
+    exit 1
+  fi
+}
+fuzz fuzz_model_loader "$seconds" "$build/corpus" "$build/seeds" "$root/tests/fuzz/regressions"
+# Its corpus starts empty: the target builds the good file itself and the
+# odd-first-byte inputs edit it.
+mkdir -p "$build/corpus-packed-cache"
+fuzz fuzz_packed_cache "$cache_seconds" "$build/corpus-packed-cache"
+echo "tests/fuzz/run.sh: no findings in ${seconds} s + ${cache_seconds} s"

@@ -4,7 +4,7 @@
 //   edgemt-bench --model FILE (--input-ids FILE | --input FILE)
 //                [--threads N] [--batch-size N] [--min-length N] [--max-length N]
 //                [--repeat N] [--limit N] [--output FILE] [--profile-passes N]
-//                [--packed-cache DIR]
+//                [--packed-cache DIR] [--translators N]
 //
 // Each repetition translates every source (after one untimed warm-up pass),
 // in batches of --batch-size; per-sentence figures are a pass's time divided
@@ -34,12 +34,16 @@
 // "model_load_ms" is Model::Load alone (mapping and verifying the file).
 // With --packed-cache, "packed_cache" says whether the packed weights were
 // "loaded" from the cache file or "packed" (and written), or why not.
+// --translators N creates N translators from the one Model (the first is
+// timed); "rss_after_create_kb" is the resident memory once all exist,
+// before anything is translated (their arenas are allocated, not touched).
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -67,6 +71,7 @@ int Fail(const std::string& message) {
 
 struct Args {
   std::string model, input_ids, input_text, output, packed_cache;
+  int translators = 1;
   int threads = 1, batch = 1, min_length = 0, max_length = 0, repeat = 3, limit = 0, profile_passes = 1;
 };
 
@@ -87,20 +92,26 @@ bool Parse(int argc, char** argv, Args* args) {
     else if (a == "--limit") args->limit = std::atoi(v);
     else if (a == "--profile-passes") args->profile_passes = std::atoi(v);
     else if (a == "--packed-cache") args->packed_cache = v;
+    else if (a == "--translators") args->translators = std::atoi(v);
     else return false;
   }
   return !args->model.empty() && (args->input_ids.empty() != args->input_text.empty()) && args->threads >= 1 &&
-         args->batch >= 1 && args->repeat >= 1 && args->profile_passes >= 0;
+         args->batch >= 1 && args->repeat >= 1 && args->profile_passes >= 0 && args->translators >= 1;
 }
 
 // Peak resident memory of this process image. VmHWM, not getrusage's
 // ru_maxrss: the latter keeps the high-water mark of the process image that
 // exec replaced (the benchmark driver, ~20 MB), which would hide small figures.
-long PeakRssKb() {
+long StatusKb(const char* key);
+
+long PeakRssKb() { return StatusKb("VmHWM:"); }
+long RssKb() { return StatusKb("VmRSS:"); }
+
+long StatusKb(const char* key) {
   std::ifstream status("/proc/self/status");
   std::string line;
   while (std::getline(status, line)) {
-    if (line.compare(0, 6, "VmHWM:") == 0) return std::atol(line.c_str() + 6);
+    if (line.compare(0, std::strlen(key), key) == 0) return std::atol(line.c_str() + std::strlen(key));
   }
   struct rusage usage;
   getrusage(RUSAGE_SELF, &usage);
@@ -161,7 +172,7 @@ int main(int argc, char** argv) {
   if (!Parse(argc, argv, &args))
     return Fail("usage: edgemt-bench --model FILE (--input-ids FILE | --input FILE) [--threads N] [--batch-size N] "
                 "[--min-length N] [--max-length N] [--repeat N] [--limit N] [--output FILE] [--profile-passes N] "
-                "[--packed-cache DIR]");
+                "[--packed-cache DIR] [--translators N]");
 
   edgemt::TranslatorOptions options;
   options.num_threads = args.threads;
@@ -186,6 +197,13 @@ int main(int argc, char** argv) {
     if (!translator->packed_cache_status().ok()) packed_cache = translator->packed_cache_status().message();
     for (char& c : packed_cache) if (c == '"' || c == '\\') c = '\'';
   }
+  std::vector<std::unique_ptr<edgemt::Translator>> more_translators;
+  for (int i = 1; i < args.translators; ++i) {
+    auto more = edgemt::Translator::Create(model.value(), options);
+    if (!more.ok()) return Fail(more.status().ToString());
+    more_translators.push_back(std::move(more.value()));
+  }
+  const long rss_after_create_kb = RssKb();
 
   // Sources as ids.
   std::vector<std::vector<int32_t>> sources;
@@ -350,13 +368,14 @@ int main(int argc, char** argv) {
       "\"other_share\": %.4f,\n"
       " \"profile\": {\"passes\": %d, \"encoder_per_sentence\": %s,\n"
       "   \"decoder_per_step\": %s},\n"
-      " \"allocations_while_translating\": %zu, \"self_peak_rss_kb\": %ld}\n",
+      " \"allocations_while_translating\": %zu, \"self_peak_rss_kb\": %ld, \"translators\": %d,\n"
+      " \"rss_after_create_kb\": %ld}\n",
       args.model.c_str(), model.value()->file_size(), model.value()->is_int8() ? "true" : "false", threads, args.batch,
       sources.size(), args.repeat, load_ms, model_load_ms, packed_cache.c_str(), arena_bytes, tokens, median_pass / n, min_pass / n, Median(sentence_ms),
       static_cast<double>(tokens) / (median_pass / 1000.0), static_cast<double>(tokens) / (min_pass / 1000.0),
       median_encode / n, steps > 0 ? (median_pass - median_encode) / steps : 0.0, steps_per_pass,
       all.xnnpack / profiled_total, all.attention / profiled_total, all.layer_norm / profiled_total,
       all.embedding / profiled_total, all.other / profiled_total, args.profile_passes, encoder_json.c_str(),
-      decoder_json.c_str(), allocations, PeakRssKb());
+      decoder_json.c_str(), allocations, PeakRssKb(), args.translators, rss_after_create_kb);
   return 0;
 }

@@ -1324,7 +1324,7 @@ def write_baseline_section(w, B, results, meta):
     write_commands(w, B["commands"], merge_all=True)
 
 
-def write_report(path, results, meta, models, goals, xnn, notes_text, baseline=None):
+def write_report(path, results, meta, models, goals, xnn, notes_text, baseline=None, separate_runs=None):
     E, T, Q = results["edgemt"], results["torch"], results["quality"]
     P = results["plan"]
     L = []
@@ -1654,6 +1654,12 @@ def write_report(path, results, meta, models, goals, xnn, notes_text, baseline=N
                                                 fmt(os.path.getsize(m["files"][dtype]), 0), how))
     w("")
 
+    for section in separate_runs or []:
+        # Measured by another script at another time (its own date and commit
+        # are in its text): never mixed into this run's tables.
+        w(section["markdown"].strip())
+        w("")
+
     if notes_text:
         w("## Analysis")
         w("")
@@ -1695,9 +1701,21 @@ def rewrite_report(args):
         return os.path.join(REPO, path) if not os.path.isabs(path) else path
     models = {n: dict(kind=m["kind"], conversions=m["conversions"],
                       files={d: absolute(p) for d, p in m["files"].items()}) for n, m in data["models"].items()}
+    json_path = os.path.splitext(out)[0] + ".json"
+    if args.attach_section:
+        # A section measured separately (tests/bench/packed_cache_bench.py --md):
+        # kept in the JSON under its file name, replacing an older one.
+        name = os.path.basename(args.attach_section)
+        with open(args.attach_section) as f:
+            text = f.read()
+        runs = [r for r in data.get("separate_runs", []) if r["name"] != name]
+        runs.append({"name": name, "markdown": text})
+        data["separate_runs"] = runs
+        with open(json_path, "w") as f:
+            f.write(json.dumps(data, indent=1) + "\n")
     write_report(out, data["results"], data["meta"], models, data["goals"], data["xnnpack_threads"],
-                 analysis_text(data["meta"]["quick"]), data.get("baseline"))
-    log("rewrote %s from %s" % (rel(out), rel(os.path.splitext(out)[0] + ".json")))
+                 analysis_text(data["meta"]["quick"]), data.get("baseline"), data.get("separate_runs"))
+    log("rewrote %s from %s" % (rel(out), rel(json_path)))
 
 
 def main():
@@ -1719,6 +1737,9 @@ def main():
     ap.add_argument("--report-only", action="store_true",
                     help="measure nothing: rewrite BENCHMARKS.md from the JSON beside it (e.g. after editing "
                          "tests/bench/ANALYSIS.md)")
+    ap.add_argument("--attach-section", metavar="MD",
+                    help="with --report-only: keep this Markdown section, measured by another script (e.g. "
+                         "tests/bench/packed_cache_bench.py --md FILE), in the JSON and the report")
     ap.add_argument("--quiet-load", type=float, default=0.5)
     ap.add_argument("--idle-wait", type=float, default=None,
                     help="before each timed child, wait up to S s for other processes to use < 0.15 cores "

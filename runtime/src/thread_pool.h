@@ -1,7 +1,10 @@
 // What EdgeMT adds to pthreadpool.
 #pragma once
 
+#include <pthread.h>
 #include <pthreadpool.h>
+
+#include <cstddef>
 
 namespace edgemt {
 
@@ -11,5 +14,27 @@ namespace edgemt {
 // from it: from the same physical core on SMT machines, from the power
 // budget on phones. This puts the workers to sleep at once (no-op for null).
 void ParkWorkers(pthreadpool_t pool);
+
+// Creates a pool of `threads` on a helper thread while the caller goes on:
+// pthreadpool_create returns only once its workers run, which took 8 ms
+// here (a scheduler tick: they start on the creator's core), as long as
+// loading a model from a packed cache. Take() waits for it.
+class PoolStarter {
+ public:
+  explicit PoolStarter(size_t threads);
+  ~PoolStarter();  // destroys a pool nobody took
+  PoolStarter(const PoolStarter&) = delete;
+  PoolStarter& operator=(const PoolStarter&) = delete;
+  // The pool, or null when it could not be created.
+  pthreadpool_t Take();
+
+ private:
+  static void* Run(void* self);
+  size_t threads_;
+  pthreadpool_t pool_ = nullptr;
+  bool started_ = false;  // the helper thread runs (else Take creates the pool)
+  bool taken_ = false;
+  pthread_t thread_;
+};
 
 }  // namespace edgemt

@@ -231,6 +231,12 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
   impl->limits = LimitsOf(impl->options);
   const ModelWeights& weights = impl->model->weights();
 
+  // The pool starts meanwhile (planning, the arena, the packed cache).
+  std::unique_ptr<PoolStarter> pool_starter;
+  if (impl->options.num_threads > 1) {
+    pool_starter.reset(new (std::nothrow) PoolStarter(static_cast<size_t>(impl->options.num_threads)));
+    if (!pool_starter) return Status(StatusCode::kResourceExhausted, "out of memory");
+  }
   const xnn_status init = xnn_initialize(XnnpackAllocator());
   if (init != xnn_status_success)
     return Status(StatusCode::kUnsupported, "XNNPACK cannot run on this CPU (status " + std::to_string(init) + ")");
@@ -259,10 +265,6 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
     FillSinusoidalTable(weights.config.position_encoding, std::max(impl->limits.source, impl->limits.target),
                         static_cast<size_t>(weights.config.d_model), impl->workspace.positions);
   }
-  if (impl->options.num_threads > 1) {
-    impl->pool = pthreadpool_create(static_cast<size_t>(impl->options.num_threads));
-    if (impl->pool == nullptr) return Status(StatusCode::kResourceExhausted, "cannot create the thread pool");
-  }
   std::vector<LinearOp*> linears;
   impl->encoder.Configure(weights, &linears);
   impl->decoder.Configure(weights, impl->limits.target, &linears);
@@ -285,7 +287,16 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
     }
     impl->packed_cache_loaded = packed.has_mapping();
   }
-  EDGEMT_RETURN_IF_ERROR(PackLinears(linears, &packed, impl->pool, [&mapped](const LinearOp& linear) {
+  if (pool_starter != nullptr) {
+    impl->pool = pool_starter->Take();
+    if (impl->pool == nullptr) return Status(StatusCode::kResourceExhausted, "cannot create the thread pool");
+  }
+  // Finding a packed layer takes microseconds: the pool only pays for
+  // packing (waking a worker can cost the caller a scheduler tick).
+  bool all_packed = true;
+  for (const LinearOp* linear : linears)
+    all_packed = all_packed && packed.Contains(packed.LayerId(linear->parts(), linear->is_int8()));
+  EDGEMT_RETURN_IF_ERROR(PackLinears(linears, &packed, all_packed ? nullptr : impl->pool, [&mapped](const LinearOp& linear) {
     for (const LinearView& part : linear.parts()) mapped.ReleasePages(part.weight.data, part.weight.bytes());
   }));
   if (!cache_dir.empty()) {

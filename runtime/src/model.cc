@@ -88,7 +88,7 @@ Result<std::shared_ptr<const Model>> Model::FromStorage(std::unique_ptr<Storage>
   // One operator per Linear layer, fused ones counting once: per encoder
   // layer 4, per decoder layer 7, and the output projection.
   const size_t layers = weights->encoder_layers.size() + weights->decoder_layers.size();
-  auto packed = std::unique_ptr<PackedWeights>(new (std::nothrow) PackedWeights(storage->data, storage->size, 8 * layers + 8));
+  auto packed = std::unique_ptr<PackedWeights>(new (std::nothrow) PackedWeights(storage->data, 8 * layers + 8));
   if (!packed) return Status(StatusCode::kResourceExhausted, "out of memory");
   std::shared_ptr<const Model> model(new (std::nothrow)
                                          Model(std::move(storage), std::move(weights), std::move(packed)));

@@ -48,9 +48,8 @@ uint64_t Fingerprint64(const void* data, size_t size, uint64_t seed) {
   return Mix(h);
 }
 
-PackedWeights::PackedWeights(const void* model_base, size_t model_size, size_t capacity)
+PackedWeights::PackedWeights(const void* model_base, size_t capacity)
     : model_base_(static_cast<const uint8_t*>(model_base)),
-      model_size_(model_size),
       entries_(new (std::nothrow) Entry[capacity]),
       capacity_(entries_ ? capacity : 0) {
   provider_.context = this;

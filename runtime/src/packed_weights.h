@@ -32,9 +32,9 @@ class PackedWeights {
     size_t size = 0;
   };
 
-  // `model_base`/`model_size`: the model's bytes, which layer ids are
-  // relative to. `capacity`: the most entries the model can need.
-  PackedWeights(const void* model_base, size_t model_size, size_t capacity);
+  // `model_base`: the model's first byte, which layer ids are relative to.
+  // `capacity`: the most entries the model can need.
+  PackedWeights(const void* model_base, size_t capacity);
   ~PackedWeights();
   PackedWeights(const PackedWeights&) = delete;
   PackedWeights& operator=(const PackedWeights&) = delete;
@@ -100,7 +100,6 @@ class PackedWeights {
 
   xnn_weights_cache_provider provider_;
   const uint8_t* model_base_;
-  size_t model_size_;
   // Fixed capacity, so that an entry never moves: XNNPACK resolves offsets
   // (entry indexes) to addresses when a translator runs, without the lock.
   std::unique_ptr<Entry[]> entries_;

@@ -10,7 +10,10 @@
 #   == tsan ==    build-tsan/   ThreadSanitizer on the multi-threaded tests (tests/tsan/run.sh)
 #
 # all with -DEDGEMT_WERROR=ON. It goes on through all four when one fails
-# and exits non-zero if anything failed. Only some configurations:
+# and exits non-zero if anything failed. A configuration that runs no test
+# fails; a skipped test (CTest's "Skipped": exit 77, e.g. without ../shared)
+# is listed, and fails the run when EDGEMT_FAIL_ON_SKIP=1 (.ci/run sets it).
+# Only some configurations:
 #   tests/run.sh native asan
 # The sanitizer build uses clang: a second compiler for the project's code,
 # and the sanitizer headers GCC 12 lacks (<sanitizer/allocator_interface.h>).
@@ -37,7 +40,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=1:detect_lea
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 
 declare -A result=() duration=()
-total_passed=0 total_failed=0
+total_passed=0 total_failed=0 total_skipped=0
 failed_any=0
 
 run_config() {
@@ -67,6 +70,16 @@ run_config() {
   awk '/^[0-9]+\/[0-9]+ Testing: / { test = $3 }
        /^xnnpack_platform: / { sub(/^xnnpack_platform: /, ""); print "  " test ": " $0 }' \
     "$root/$dir/Testing/Temporary/LastTest.log" 2>/dev/null
+  local skipped
+  skipped="$(grep -E '\*\*\*Skipped|Not Run' "$root/$dir/ctest.log" | sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) .*/\1/' | sort -u | tr '\n' ' ')"
+  if [ -n "$skipped" ]; then
+    echo "tests/run.sh: $name: skipped: $skipped"
+    total_skipped=$((total_skipped + $(wc -w <<<"$skipped")))
+    if [ "${EDGEMT_FAIL_ON_SKIP:-0}" = 1 ]; then
+      echo "tests/run.sh: $name: a skipped test fails this run (EDGEMT_FAIL_ON_SKIP=1)"
+      rc=1
+    fi
+  fi
   local line passed failed
   line="$(grep -E '[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$root/$dir/ctest.log" | tail -n 1)"
   if [ -n "$line" ]; then
@@ -129,5 +142,5 @@ echo "== summary =="
 for config in "${configs[@]}"; do
   printf '  %-7s %-7s %4ds\n' "$config" "${result[$config]}" "${duration[$config]}"
 done
-echo "tests: $total_passed passed, $total_failed failed"
+echo "tests: $total_passed passed, $total_failed failed, $total_skipped skipped"
 exit $failed_any

@@ -65,8 +65,6 @@ class Multi30kInt8(unittest.TestCase):
         self.assertGreaterEqual(same, 0.92)
 
     def test_runtime_agrees_with_the_int8_simulation(self):
-        if os.environ.get("EDGEMT_SKIP_SIMULATION"):
-            self.skipTest("the PyTorch simulation of 500 sentences is slow: run in the native configuration only")
         sources = os.path.join(MULTI30K, "reference", "dev.src.ids")
         simulated = run([sys.executable, REFERENCE, "--model", EXAMPLE_INT8, "--input-ids", sources]).stdout.split("\n")[:-1]
         same = sum(a == b for a, b in zip(self.ids(), simulated)) / len(simulated)

@@ -25,5 +25,9 @@ CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWi
 cmake --build "$build" -j "$(nproc)" --target edgemt_unit_tests
 
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1:suppressions=$root/tests/tsan/suppressions.txt}"
+# The selection is by name: a rename must not leave it empty.
+count="$("$build/bin/edgemt_unit_tests" --test-case="*thread*" --count | sed -n 's/.*passing the current filters: //p')"
+[ "${count:-0}" -gt 0 ] || { echo "tests/tsan/run.sh: no test case matches *thread*" >&2; exit 1; }
+echo "tests/tsan/run.sh: $count test cases"
 "$build/bin/edgemt_unit_tests" --test-case="*thread*"
 echo "tests/tsan/run.sh: no data races reported"

@@ -110,8 +110,10 @@ TEST_CASE("a batch gives exactly the outputs of its sentences one by one") {
 }
 
 TEST_CASE("the output is the same with 1 and 2 threads") {
-  // Large enough that the matrix products use the second thread.
+  // Large enough that the decoder's output projection (4 rows x 128 x 4000
+  // multiply-adds) runs on the pool at every step: the profile counts it.
   for (bool int8 : {false, true}) {
+    CAPTURE(int8);
     TestModelSpec spec;
     spec.d_model = 128;
     spec.num_heads = 4;
@@ -124,10 +126,14 @@ TEST_CASE("the output is the same with 1 and 2 threads") {
     one.num_threads = 1;
     two.num_threads = 2;
     one.max_batch_size = two.max_batch_size = 4;
+    one.profile = two.profile = true;
     auto single_thread = MakeTranslator(test, one);
     auto two_threads = MakeTranslator(test, two);
     const auto sources = MakeSources(4, spec.source_vocab, 30);
     CHECK(TranslateAll(*single_thread, sources, 4) == TranslateAll(*two_threads, sources, 4));
+    CHECK(single_thread->profile().parallel_products == 0);
+    REQUIRE(two_threads->profile().decoder_steps > 0);
+    CHECK(two_threads->profile().parallel_products >= two_threads->profile().decoder_steps);
   }
 }
 

@@ -63,6 +63,7 @@ struct TranslationProfile {
   double layer_norm_ms = 0;   // LayerNorm and residual sums
   double embedding_ms = 0;    // token lookup and positions
   double other_ms = 0;        // activation quantization, activations, argmax
+  long parallel_products = 0; // linear layers run on the thread pool
 };
 
 // One translator serves one thread at a time. For several threads, create

@@ -268,6 +268,7 @@ Status LinearOp::Run(const float* in, size_t rows, float* out, const LinearScrat
   if (rows == 0) return Status::Ok();
   pthreadpool_t threads = RunsInParallel(rows) ? pool : nullptr;
   ScopedTimer timer(profile, TimeCategory::kXnnpack);
+  if (profile != nullptr && threads != nullptr) ++profile->parallel_products;
   xnn_status status = Reshape(rows, threads);
   if (!int8_) {
     if (status == xnn_status_success) status = xnn_setup_fully_connected_nc_f32(op_, in, out);

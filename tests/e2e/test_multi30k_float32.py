@@ -1,13 +1,22 @@
 """The float32 conversion of the trained multi30k model through the runtime
-reproduces the PyTorch reference: greedy ids on the 500 dev sentences and
-the golden encoder outputs and step logits."""
+reproduces the PyTorch reference: greedy ids on the dev sentences (all 500
+natively; under qemu, where 500 float32 translations take minutes, the
+first 100) and the golden encoder outputs and step logits, within 2e-6 of
+their largest value (measured: at most 6e-7 on x86-64 and aarch64; the
+float sums run in another order than PyTorch's, on ARM in another order
+again)."""
 import os
 import tempfile
 import unittest
 
 import numpy as np
 
-from e2e_common import MULTI30K, convert, need_shared, read_lines, run, tool
+from e2e_common import MULTI30K, convert, emulated, need_shared, read_lines, run
+
+# All 500 natively; a prefix under emulation (EDGEMT_EMULATOR).
+SENTENCES = 100 if os.environ.get("EDGEMT_EMULATOR") else 500
+# Of the largest absolute value, for encoder outputs and logits.
+TOLERANCE = 2e-6
 
 
 class Multi30kFloat32(unittest.TestCase):
@@ -25,13 +34,14 @@ class Multi30kFloat32(unittest.TestCase):
     def test_dev_greedy_ids_match_the_reference(self):
         reference = os.path.join(MULTI30K, "reference")
         with open(os.path.join(reference, "dev.src.ids")) as f:
-            sources = f.read()
-        out = run([tool("edgemt-translate"), "--model", self.model, "--input-ids", "--output-ids",
-                   "--batch-size", "8"], stdin=sources).stdout.split("\n")[:-1]
-        expected = read_lines(os.path.join(reference, "dev.greedy.ids"))
+            sources = f.readlines()[:SENTENCES]
+        out = run(emulated("edgemt-translate") + ["--model", self.model, "--input-ids", "--output-ids",
+                                                  "--batch-size", "8"], stdin="".join(sources)).stdout.split("\n")[:-1]
+        expected = read_lines(os.path.join(reference, "dev.greedy.ids"))[:SENTENCES]
         self.assertEqual(len(out), len(expected))
-        same = sum(a == b for a, b in zip(out, expected))
-        self.assertGreaterEqual(same / len(expected), 0.99, "%d of %d identical" % (same, len(expected)))
+        different = [i for i, (a, b) in enumerate(zip(out, expected)) if a != b]
+        print("%d of %d identical" % (len(expected) - len(different), len(expected)))
+        self.assertEqual(different, [], "sentences whose ids differ from the reference")
 
     def test_golden_encoder_output_and_logits(self):
         golden = np.load(os.path.join(MULTI30K, "reference", "golden.npz"))
@@ -40,14 +50,15 @@ class Multi30kFloat32(unittest.TestCase):
             src = golden["s%d_src_ids" % i]
             out_ids = golden["s%d_out_ids" % i]
             prefix = os.path.join(self.tmp.name, "s%d" % i)
-            run([tool("edgemt-dump-tensors"), self.model, " ".join(map(str, src)),
+            run(emulated("edgemt-dump-tensors") + [self.model, " ".join(map(str, src)),
                  " ".join(map(str, out_ids[:-1])), prefix])
             encoder = np.fromfile(prefix + ".encoder", dtype="<f4").reshape(len(src), d)
             logits = np.fromfile(prefix + ".logits", dtype="<f4").reshape(len(out_ids), -1)
             for name, ours, theirs in (("encoder", encoder, golden["s%d_encoder_out" % i]),
                                        ("logits", logits, golden["s%d_logits" % i])):
                 relative = np.abs(ours - theirs).max() / np.abs(theirs).max()
-                self.assertLess(relative, 1e-3, "sentence %d %s: relative error %.3g" % (i, name, relative))
+                print("sentence %d %s: relative error %.2g" % (i, name, relative))
+                self.assertLess(relative, TOLERANCE, "sentence %d %s: relative error %.3g" % (i, name, relative))
             np.testing.assert_array_equal(logits.argmax(axis=1), out_ids)
 
 

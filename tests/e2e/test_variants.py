@@ -10,7 +10,12 @@ import unittest
 
 import numpy as np
 
-from e2e_common import REPO, REFERENCE, convert, run, tool
+from e2e_common import REPO, REFERENCE, convert, emulated, run
+
+# Of the largest absolute value (at least 1e-6), for encoder outputs and
+# logits: float32 sums in another order than PyTorch's (measured: at most
+# 5.3e-7 on x86-64).
+TOLERANCE = 2e-6
 
 sys.path.insert(0, os.path.join(REPO, "converter", "tests"))
 from helpers import write_checkpoint  # noqa: E402  (the converter tests' random checkpoints)
@@ -54,7 +59,7 @@ class Variants(unittest.TestCase):
         expected = run([sys.executable, REFERENCE, "--checkpoint", folder, "--input-ids", ids_file,
                         "--dump-npz", npz, "--dump-count", "2"]).stdout.split("\n")[:-1]
         with open(ids_file) as f:
-            ours = run([tool("edgemt-translate"), "--model", model, "--input-ids", "--output-ids",
+            ours = run(emulated("edgemt-translate") + ["--model", model, "--input-ids", "--output-ids",
                         "--batch-size", "3"], stdin=f.read()).stdout.split("\n")[:-1]
         self.assertEqual(ours, expected, "greedy ids differ for %s" % variant)
 
@@ -62,14 +67,15 @@ class Variants(unittest.TestCase):
         for i in range(2):
             src, out_ids = golden["s%d_src_ids" % i], golden["s%d_out_ids" % i]
             prefix = folder + ".s%d" % i
-            run([tool("edgemt-dump-tensors"), model, " ".join(map(str, src)),
+            run(emulated("edgemt-dump-tensors") + [model, " ".join(map(str, src)),
                  " ".join(map(str, out_ids[:-1])), prefix])
             encoder = np.fromfile(prefix + ".encoder", dtype="<f4").reshape(golden["s%d_encoder_out" % i].shape)
             logits = np.fromfile(prefix + ".logits", dtype="<f4").reshape(golden["s%d_logits" % i].shape)
             for name, a, b in (("encoder", encoder, golden["s%d_encoder_out" % i]),
                                ("logits", logits, golden["s%d_logits" % i])):
                 err = np.abs(a - b).max() / max(np.abs(b).max(), 1e-6)
-                self.assertLess(err, 1e-4, "%s: %s relative error %.3g" % (variant, name, err))
+                print("%s %s: relative error %.2g" % (variant, name, err))
+                self.assertLess(err, TOLERANCE, "%s: %s relative error %.3g" % (variant, name, err))
 
     def test_every_variant_matches_the_reference(self):
         for index, variant in enumerate(VARIANTS):

@@ -1,6 +1,5 @@
 #include "edgemt/model.h"
 
-#include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,6 +10,7 @@
 #include <new>
 
 #include "edgemt_generated.h"
+#include "mapped_file.h"
 #include "model_reader.h"
 #include "model_weights.h"
 #include "packed_weights.h"
@@ -21,14 +21,10 @@ namespace edgemt {
 struct Model::Storage {
   const uint8_t* data = nullptr;
   size_t size = 0;
-  bool mapped = false;
+  std::shared_ptr<const uint8_t> mapping;  // a mapped file; null for a caller's buffer
   // A mapped file's identity, for packed-cache keys: device, inode, size,
   // modification and change times (any write to the file changes them).
   std::string file_identity;
-
-  ~Storage() {
-    if (mapped) munmap(const_cast<uint8_t*>(data), size);
-  }
 };
 
 Model::Model(std::unique_ptr<Storage> storage, std::unique_ptr<ModelWeights> weights,
@@ -38,29 +34,25 @@ Model::Model(std::unique_ptr<Storage> storage, std::unique_ptr<ModelWeights> wei
 Model::~Model() = default;
 
 Result<std::shared_ptr<const Model>> Model::Load(const std::string& path) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return Status(StatusCode::kNotFound, "cannot open " + path + ": " + std::strerror(errno));
-  struct stat info;
-  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    close(fd);
-    return Status(StatusCode::kNotFound, path + " is not a regular file");
+  MappedFile file = MapReadOnly(path);
+  switch (file.failure) {
+    case MappedFile::Failure::kNone:
+      break;
+    case MappedFile::Failure::kOpen:
+      return Status(StatusCode::kNotFound, "cannot open " + path + ": " + std::strerror(file.error));
+    case MappedFile::Failure::kNotRegular:
+      return Status(StatusCode::kNotFound, path + " is not a regular file");
+    case MappedFile::Failure::kEmpty:
+      return Status(StatusCode::kInvalidModel, path + ": the file is empty");
+    case MappedFile::Failure::kMap:
+      return Status(StatusCode::kResourceExhausted, "cannot map " + path + ": " + std::strerror(file.error));
   }
   auto storage = std::unique_ptr<Storage>(new (std::nothrow) Storage);
-  if (!storage) {
-    close(fd);
-    return Status(StatusCode::kResourceExhausted, "out of memory");
-  }
-  storage->size = static_cast<size_t>(info.st_size);
-  if (storage->size == 0) {
-    close(fd);
-    return Status(StatusCode::kInvalidModel, path + ": the file is empty");
-  }
-  void* mapping = mmap(nullptr, storage->size, PROT_READ, MAP_PRIVATE, fd, 0);
-  close(fd);
-  if (mapping == MAP_FAILED)
-    return Status(StatusCode::kResourceExhausted, "cannot map " + path + ": " + std::strerror(errno));
-  storage->data = static_cast<const uint8_t*>(mapping);
-  storage->mapped = true;
+  if (!storage) return Status(StatusCode::kResourceExhausted, "out of memory");
+  const struct stat& info = file.info;
+  storage->data = file.data.get();
+  storage->size = file.size;
+  storage->mapping = std::move(file.data);
   storage->file_identity = "file " + std::to_string(info.st_dev) + ":" + std::to_string(info.st_ino) + " " +
                            std::to_string(info.st_size) + " " + std::to_string(info.st_mtim.tv_sec) + "." +
                            std::to_string(info.st_mtim.tv_nsec) + " " + std::to_string(info.st_ctim.tv_sec) + "." +
@@ -157,7 +149,7 @@ EDGEMT_METADATA_ACCESSOR(quantization_summary)
 #undef EDGEMT_METADATA_ACCESSOR
 
 void Model::ReleasePages(const void* data, size_t size) const {
-  if (!storage_->mapped || size == 0) return;
+  if (storage_->mapping == nullptr || size == 0) return;
   // Only whole pages inside [data, data + size): neighbours may still be used in place.
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
   uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) & ~(page - 1);

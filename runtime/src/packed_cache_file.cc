@@ -1,8 +1,6 @@
 #include "packed_cache_file.h"
 
 #include <cpuinfo.h>
-#include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,6 +9,8 @@
 #include <cstdio>
 #include <cstring>
 #include <vector>
+
+#include "mapped_file.h"
 
 #ifndef EDGEMT_KERNEL_BUILD_ID
 #error "EDGEMT_KERNEL_BUILD_ID (the XNNPACK build's fingerprint) comes from runtime/CMakeLists.txt"
@@ -119,27 +119,22 @@ std::string PackedCachePath(const std::string& dir, const std::string& key) {
 }
 
 Status LoadPackedCache(const std::string& path, const std::string& key, PackedWeights* store) {
-  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT || errno == ENOTDIR) return Status(StatusCode::kNotFound, "no packed cache " + path);
-    return Unusable(path, std::strerror(errno));
+  MappedFile file = MapReadOnly(path);
+  switch (file.failure) {
+    case MappedFile::Failure::kNone:
+    case MappedFile::Failure::kEmpty:  // truncated, below
+      break;
+    case MappedFile::Failure::kOpen:
+      if (file.error == ENOENT || file.error == ENOTDIR) return Status(StatusCode::kNotFound, "no packed cache " + path);
+      return Unusable(path, std::strerror(file.error));
+    case MappedFile::Failure::kNotRegular:
+      return Unusable(path, "not a regular file");
+    case MappedFile::Failure::kMap:
+      return Unusable(path, std::string("cannot map it: ") + std::strerror(file.error));
   }
-  struct stat info;
-  if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
-    close(fd);
-    return Unusable(path, "not a regular file");
-  }
-  const uint64_t file_bytes = static_cast<uint64_t>(info.st_size);
-  if (file_bytes < sizeof(FileHeader)) {
-    close(fd);
-    return Unusable(path, "truncated (" + std::to_string(file_bytes) + " bytes)");
-  }
-  void* mapped = mmap(nullptr, static_cast<size_t>(file_bytes), PROT_READ, MAP_SHARED, fd, 0);
-  close(fd);
-  if (mapped == MAP_FAILED) return Unusable(path, std::string("cannot map it: ") + std::strerror(errno));
-  const size_t mapped_bytes = static_cast<size_t>(file_bytes);
-  std::shared_ptr<const void> mapping(mapped, [mapped_bytes](const void* p) { munmap(const_cast<void*>(p), mapped_bytes); });
-  const uint8_t* base = static_cast<const uint8_t*>(mapped);
+  const uint64_t file_bytes = file.size;
+  if (file_bytes < sizeof(FileHeader)) return Unusable(path, "truncated (" + std::to_string(file_bytes) + " bytes)");
+  const uint8_t* base = file.data.get();
 
   FileHeader header;
   std::memcpy(&header, base, sizeof(header));
@@ -176,7 +171,7 @@ Status LoadPackedCache(const std::string& path, const std::string& key, PackedWe
       return Unusable(path, "the packed weights of entry " + std::to_string(i) + " are corrupt");
     entries[i] = PackedWeights::Entry{entry.layer, entry.seed, data + entry.offset, static_cast<size_t>(entry.size)};
   }
-  if (!store->AdoptMapped(std::move(mapping), entries))
+  if (!store->AdoptMapped(std::move(file.data), entries))
     return Unusable(path, "the model's weights were packed already, or it has more entries than the model has layers");
   return Status::Ok();
 }

@@ -305,15 +305,12 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
     std::lock_guard<std::mutex> lock(packed.file_mutex());
     if (packed.saved_entries != packed.entry_count()) {
       const Status written = WritePackedCache(cache_path, cache_key, packed);
-      if (written.ok()) packed.saved_entries = packed.entry_count();
-      if (!written.ok()) {
-        impl->packed_cache_status =
-            impl->packed_cache_status.ok()
-                ? written
-                : Status(written.code(), impl->packed_cache_status.message() + "; " + written.message());
-      } else if (!impl->packed_cache_status.ok()) {
-        impl->packed_cache_status = Status(impl->packed_cache_status.code(),
-                                           impl->packed_cache_status.message() + "; packed the weights and replaced it");
+      Status& reported = impl->packed_cache_status;  // why the file was not used, if it was not
+      if (written.ok()) {
+        packed.saved_entries = packed.entry_count();
+        if (!reported.ok()) reported = Status(reported.code(), reported.message() + "; packed the weights and replaced it");
+      } else {
+        reported = reported.ok() ? written : Status(written.code(), reported.message() + "; " + written.message());
       }
     }
   }

@@ -14,10 +14,13 @@ examples (from the repository root, with the shared folder beside it):
   converter/edgemt-convert ../shared/models/multi30k-ende --out m.int8.edgemt \\
       --source-language en --target-language de
   converter/edgemt-convert ../shared/models/multi30k-ende --out m.f32.edgemt --dtype float32
+  converter/edgemt-convert ../shared/models/multi30k-ende --out m.int4.edgemt --dtype int4
 
 int8 (format 2.0, docs/int8.md): weights symmetric per row; the runtime
 quantizes each input row of an int8 Linear itself, so nothing is calibrated
-and no data is needed. See converter/README.md.
+and no data is needed. int4 (format 2.1, docs/int4.md): Linear weights in 4
+bits with a bfloat16 scale per block of inputs, embeddings int8; a layer
+whose int4 output error is too large stays int8. See converter/README.md.
 """
 
 
@@ -26,10 +29,12 @@ def parser():
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("checkpoint", help="checkpoint directory: model.pt, config.json [, spm.model]")
     p.add_argument("--out", required=True, help="output .edgemt file")
-    p.add_argument("--dtype", choices=("int8", "float32"), default="int8", help="weights (default: int8)")
+    p.add_argument("--dtype", choices=("int8", "int4", "float32"), default="int8", help="weights (default: int8)")
+    p.add_argument("--block-size", metavar="N", type=int,
+                   help="int4: inputs per scale, a multiple of 32 (default: 128, docs/int4.md)")
     p.add_argument("--keep-float", metavar="none|NAMES", default="none",
-                   help="Linears whose weight stays float32 in an int8 file: 'none' (default) or comma-separated "
-                        "names as in the summary")
+                   help="Linears whose weight stays float32 in an int8 or int4 file: 'none' (default) or "
+                        "comma-separated names as in the summary")
     p.add_argument("--source-language", metavar="CODE", help="e.g. en (default: config.json source_language)")
     p.add_argument("--target-language", metavar="CODE", help="e.g. de (default: config.json target_language)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -47,7 +52,7 @@ def main(argv=None):
     old = signal.signal(signal.SIGTERM, _terminate)
     try:
         convert(Options(
-            checkpoint=args.checkpoint, out=args.out, dtype=args.dtype, keep_float=args.keep_float,
+            checkpoint=args.checkpoint, out=args.out, dtype=args.dtype, keep_float=args.keep_float, block_size=args.block_size,
             source_language=args.source_language, target_language=args.target_language,
             progress=not args.quiet))
     except ConversionError as e:

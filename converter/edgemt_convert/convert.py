@@ -5,9 +5,12 @@
   int8:    quantize the weights per row (int8_model), keeping the Linears
            named by --keep-float in float32; write it with the quantization
            report in Metadata.quantization_summary.
+  int4:    measure each Linear's int4 error on the model's own activations
+           (int4_model), then quantize as int8 with the Linears that pass in
+           int4 (docs/int4.md); the report names the layers kept in int8.
 
-Nothing is calibrated (docs/int8.md, format 2.0): the int8 file is a function
-of the checkpoint alone.
+Nothing is calibrated (docs/int8.md, format 2.0): a quantized file is a
+function of the checkpoint alone.
 """
 import os
 import sys
@@ -31,6 +34,7 @@ class Options:
     out: str
     dtype: str = "int8"
     keep_float: str = "none"              # "none" or comma-separated Linear names
+    block_size: Optional[int] = None      # int4: inputs per scale (default int4_model.DEFAULT_BLOCK)
     source_language: Optional[str] = None
     target_language: Optional[str] = None
     progress: bool = True
@@ -81,21 +85,25 @@ def convert(opts, out=None):
     """Runs the conversion and writes opts.out; returns a Result."""
     out = out or sys.stdout
     from .writer import serialize
-    if opts.dtype not in ("int8", "float32"):
-        raise ConversionError("unknown --dtype %r (expected int8 or float32)" % opts.dtype)
+    if opts.dtype not in ("int8", "int4", "float32"):
+        raise ConversionError("unknown --dtype %r (expected int8, int4 or float32)" % opts.dtype)
+    if opts.block_size is not None and (opts.dtype != "int4" or opts.block_size <= 0 or opts.block_size % 32):
+        raise ConversionError("--block-size applies to int4 files and must be a positive multiple of 32")
     check_writable(opts.out)
     steps = Steps(opts.progress)
     t0 = time.perf_counter()
     model, cfg, notes = load_float_model(opts.checkpoint, opts.source_language, opts.target_language, opts.dtype)
     keep = parse_keep_float(opts.keep_float, model)
-    if keep and opts.dtype != "int8":
-        raise ConversionError("--keep-float applies to int8 files only")
+    if keep and opts.dtype == "float32":
+        raise ConversionError("--keep-float applies to int8 and int4 files only")
     steps.timed("load", t0)
     checkpoint_size = os.path.getsize(os.path.join(opts.checkpoint, "model.pt"))
 
     quant = None
     if opts.dtype == "int8":
         model, quant = to_int8(model, keep, steps)
+    elif opts.dtype == "int4":
+        model, quant = to_int4(model, keep, opts.block_size, steps)
 
     from .summary import summarize
     t0 = time.perf_counter()
@@ -124,17 +132,32 @@ def convert(opts, out=None):
 class Quantization:
     reports: list                    # int8_model.TensorReport per tensor
     kept_float: List[str]
+    int4: Optional[object] = None    # int4_model.Int4Plan for int4 files
 
 
-def to_int8(model, keep, steps):
-    """(int8 model, Quantization) with the Linears in `keep` left float32."""
+def to_int8(model, keep, steps, int4=None):
+    """(int8 model, Quantization) with the Linears in `keep` left float32
+    and those in `int4` ({name: block}) in int4."""
     from .int8_model import linear_names, quantize_model
     t0 = time.perf_counter()
     n = len(linear_names(model)) - len(keep) + 1 + (model.encoder.token_embedding is not None)
-    with steps.bar("int8 weights", n) as bar:
-        qmodel, reports = quantize_model(model, keep_float=keep, progress=bar.update)
+    with steps.bar("int4 weights" if int4 else "int8 weights", n) as bar:
+        qmodel, reports = quantize_model(model, keep_float=keep, int4=int4, progress=bar.update)
     steps.timed("quantize", t0)
     return qmodel, Quantization(reports=reports, kept_float=list(keep))
+
+
+def to_int4(model, keep, block, steps):
+    """(int4 model, Quantization): int4_model decides which Linears are int4."""
+    from .int4_model import DEFAULT_BLOCK, plan_int4
+    from .int8_model import linear_names
+    t0 = time.perf_counter()
+    with steps.bar("int4 layer errors", len(linear_names(model)) - len(keep)) as bar:
+        plan = plan_int4(model, block or DEFAULT_BLOCK, keep_float=keep, progress=bar.update)
+    steps.timed("measure", t0)
+    qmodel, quant = to_int8(model, keep, steps, int4=plan.int4)
+    quant.int4 = plan
+    return qmodel, quant
 
 
 def parse_keep_float(value, model):

@@ -1,20 +1,24 @@
-"""Float model_ir -> int8 model_ir (format 2.0, docs/int8.md).
+"""Float model_ir -> int8 model_ir (format 2.0, docs/int8.md), or int4
+(format 2.1, docs/int4.md) for the Linears named in `int4`.
 
 Every Linear weight and the token embeddings become symmetric per-row int8
-(the tied output projection is the decoder embedding); biases, LayerNorms
+(the tied output projection is the decoder embedding), or, for a Linear in
+`int4`, 4-bit with a bfloat16 scale per block of inputs; biases, LayerNorms
 and position tables stay float32. No activation parameters exist: the
 runtime quantizes every input row of an int8 Linear from its own values, so
 nothing depends on data and the result is a function of the checkpoint.
 Linears named in keep_float keep their float32 weight.
 
-The report gives, per quantized tensor, the relative RMS error of its int8
+The report gives, per quantized tensor, the relative RMS error of its
 weight, ||W - q*s|| / ||W||, over the whole tensor and for its worst row.
 """
 import copy
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
+from . import model_ir as ir
 from .quant import quantize_tensor, weight_error
+from .quant_int4 import quantize_blocks
 
 
 @dataclass
@@ -22,7 +26,8 @@ class TensorReport:
     name: str                      # as in the summary and --keep-float
     shape: Tuple[int, ...]
     kept_float: bool
-    error: Optional[float] = None          # relative RMS error of the int8 tensor
+    dtype: str = "int8"                    # of the tensor written: int8, int4 or float32
+    error: Optional[float] = None          # relative RMS error of the quantized tensor
     worst_row: Optional[float] = None      # the same for its worst row
 
 
@@ -31,9 +36,11 @@ def linear_names(model):
     return [n for n, lin in model.named_linears() if lin.weight is not None]
 
 
-def quantize_model(model, keep_float=(), progress=None):
-    """Returns (int8 model_ir.Model, [TensorReport]) for a float model.
-    keep_float: names of Linears whose weight stays float32."""
+def quantize_model(model, keep_float=(), int4=None, progress=None):
+    """Returns (quantized model_ir.Model, [TensorReport]) for a float model.
+    keep_float: names of Linears whose weight stays float32; int4: {name:
+    block size} of Linears whose weight becomes int4 (the file is then int4)."""
+    int4 = int4 or {}
     q = copy.deepcopy(model)
     linears = dict(q.named_linears())
     names = linear_names(q)
@@ -43,9 +50,13 @@ def quantize_model(model, keep_float=(), progress=None):
     reports = []
 
     def quantize(name, tensor):
-        t = quantize_tensor(tensor)
+        if name in int4:
+            t = ir.Tensor(*quantize_blocks(tensor.data, int4[name]), block_size=int4[name])
+        else:
+            t = quantize_tensor(tensor)
         err, worst = weight_error(tensor.data, t)
-        reports.append(TensorReport(name, tensor.shape, kept_float=False, error=err, worst_row=worst))
+        reports.append(TensorReport(name, tensor.shape, kept_float=False, dtype="int4" if t.is_int4 else "int8",
+                                    error=err, worst_row=worst))
         if progress:
             progress(1)
         return t
@@ -57,8 +68,10 @@ def quantize_model(model, keep_float=(), progress=None):
         if lin.weight is None:
             continue                          # tied: the decoder embedding above
         if name in keep_float:
-            reports.append(TensorReport(name, lin.weight.shape, kept_float=True))
+            reports.append(TensorReport(name, lin.weight.shape, kept_float=True, dtype="float32"))
             continue
         lin.weight = quantize(name, lin.weight)
-    q.metadata.dtype = "int8"
+    q.metadata.dtype = "int4" if int4 else "int8"
+    if int4:
+        q.format_minor = 1          # Int4 tensors: format 2.1
     return q, reports

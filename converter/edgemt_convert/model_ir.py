@@ -15,7 +15,7 @@ import numpy as np
 NORM_POST, NORM_PRE = 0, 1
 ACT_RELU, ACT_GELU, ACT_SILU = 0, 1, 2
 POS_INTERLEAVED, POS_HALVES, POS_LEARNED = 0, 1, 2
-TYPE_FLOAT32, TYPE_INT8 = 0, 1
+TYPE_FLOAT32, TYPE_INT8, TYPE_INT4 = 0, 1, 2
 
 NORM_NAMES = {NORM_POST: "post", NORM_PRE: "pre"}
 ACT_NAMES = {ACT_RELU: "relu", ACT_GELU: "gelu", ACT_SILU: "silu"}
@@ -24,12 +24,23 @@ POS_NAMES = {POS_INTERLEAVED: "interleaved", POS_HALVES: "halves", POS_LEARNED: 
 
 @dataclass
 class Tensor:
-    """Float32 (scales None) or symmetric per-row Int8 (value = q * scales[row])."""
+    """Float32 (scales None), symmetric per-row Int8 (value = q * scales[row]),
+    or Int4 (block_size > 0): q in [-8, 7] held as int8, scales [rows, cols /
+    block_size] bfloat16 values as float32, value = q * scales[row, col / block_size]."""
     data: np.ndarray
     scales: Optional[np.ndarray] = None
+    block_size: int = 0
 
     @property
     def is_int8(self):
+        return self.data.dtype == np.int8 and self.block_size == 0
+
+    @property
+    def is_int4(self):
+        return self.block_size > 0
+
+    @property
+    def is_quantized(self):
         return self.data.dtype == np.int8
 
     @property
@@ -37,9 +48,12 @@ class Tensor:
         return tuple(self.data.shape)
 
     def dequantize(self):
-        """float32 values; int8 rows are q * s in float32, as the runtime computes."""
+        """float32 values; int8 rows are q * s in float32, as the runtime computes
+        (exact for int4: a 4-bit q times a bfloat16 scale)."""
         if self.is_int8:
             return self.data.astype(np.float32) * self.scales[:, None]
+        if self.is_int4:
+            return self.data.astype(np.float32) * np.repeat(self.scales, self.block_size, axis=1)
         return self.data
 
 
@@ -188,7 +202,7 @@ class Model:
         return out
 
     def is_int8(self):
-        return any(self.linear_weight(l).is_int8 for _, l in self.named_linears())
+        return any(self.linear_weight(l).is_quantized for _, l in self.named_linears())
 
     def linear_weight(self, linear):
         if linear is self.decoder.output_projection and self.config.tied_output:

@@ -7,6 +7,7 @@ import numpy as np
 
 from . import model_ir as ir
 from .errors import ConversionError
+from .quant_int4 import from_bfloat16, unpack_nibbles, valid_block_size
 from .schema import fb
 
 
@@ -15,18 +16,30 @@ def _tensor(t, what):
         return None
     shape = tuple(int(x) for x in t.ShapeAsNumpy()) if not t.ShapeIsNone() else ()
     raw = t.DataAsNumpy() if not t.DataIsNone() else np.zeros(0, np.uint8)
+    block = 0
     if t.Type() == ir.TYPE_INT8:
         data = raw.view(np.int8)
         scales = np.array(t.ScalesAsNumpy(), dtype=np.float32) if not t.ScalesIsNone() else None
         if scales is None or scales.shape != (shape[0],):
             raise ConversionError("%s: int8 tensor without one scale per row" % what)
+    elif t.Type() == ir.TYPE_INT4:
+        block = int(t.BlockSize())
+        if len(shape) != 2 or not valid_block_size(block, shape[1]):
+            raise ConversionError("%s: int4 tensor of shape %s with block size %d" % (what, list(shape), block))
+        if raw.size * 2 != int(np.prod(shape)):
+            raise ConversionError("%s: %d bytes for int4 shape %s" % (what, raw.size, list(shape)))
+        data = unpack_nibbles(raw, shape)
+        bits = np.array(t.BlockScalesAsNumpy(), dtype=np.uint16) if not t.BlockScalesIsNone() else None
+        if bits is None or bits.size != shape[0] * (shape[1] // block):
+            raise ConversionError("%s: int4 tensor without one scale per row and block" % what)
+        scales = from_bfloat16(bits).reshape(shape[0], shape[1] // block)
     elif t.Type() == ir.TYPE_FLOAT32:
         data, scales = raw.view("<f4").astype(np.float32), None
     else:
         raise ConversionError("%s: unknown tensor type %d" % (what, t.Type()))
     if data.size != int(np.prod(shape)):
         raise ConversionError("%s: %d elements for shape %s" % (what, data.size, list(shape)))
-    return ir.Tensor(data.reshape(shape).copy(), scales)
+    return ir.Tensor(data.reshape(shape).copy(), scales, block)
 
 
 def _array(t, what):

@@ -4,8 +4,8 @@ One implementation serves every variant (post/pre-LN, ReLU/GELU/SiLU,
 sinusoidal/learned positions, shared embeddings, tied output) and both
 number formats: a Linear whose weight is int8 runs the exact int8
 arithmetic of docs/int8.md (quant.Int8Linear: each input row quantized with
-its own range, exact integer GEMM, float32 output), a float32 one runs in
-float.
+its own range, exact integer GEMM, float32 output), an int4 one that of
+docs/int4.md (quant_int4.Int4Linear), a float32 one runs in float.
 So the float model of a checkpoint, a float32 file and an int8 file all run
 this code, and an int8 file read back from disk is a conformance oracle for
 the runtime.
@@ -26,6 +26,7 @@ from . import model_ir as ir
 from .linalg import Matmul
 from .positions import sinusoid_table
 from .quant import Int8Linear
+from .quant_int4 import Int4Linear
 
 _NEG_INF = float("-inf")
 
@@ -42,9 +43,11 @@ class FloatLinear:
 
 
 def make_linear(weight, linear, fused_relu=False):
-    """The op for one Linear: int8 when its weight is int8, float otherwise."""
+    """The op for one Linear: int8 or int4 as its weight, float otherwise."""
     if weight.is_int8:
         return Int8Linear(weight, linear.bias, fused_relu)
+    if weight.is_int4:
+        return Int4Linear(weight, linear.bias, fused_relu)
     return FloatLinear(weight.data, linear.bias)
 
 

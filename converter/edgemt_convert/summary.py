@@ -6,16 +6,16 @@ from . import model_ir as ir
 
 
 def _tensors(model):
-    """(count, int8 count, parameters, int8 parameters) of the Tensors written."""
+    """(count, quantized count, parameters, quantized parameters) of the Tensors written."""
     out = []
 
-    def add(x, is_int8=False):
+    def add(x, quantized=False):
         if x is not None:
-            out.append((x.size, is_int8))
+            out.append((x.size, quantized))
 
     def tensor(t):
         if t is not None:
-            add(t.data, t.is_int8)
+            add(t.data, t.is_quantized)
 
     def linear(l):
         tensor(l.weight)
@@ -78,8 +78,9 @@ def summarize(model, size, checkpoint_size, notes, quant, opts):
     n, n8, p, p8 = _tensors(model)
     lines.append("file: %s bytes (%.1f%% of model.pt, %s bytes)" % (format(size, ","), 100.0 * size / checkpoint_size,
                                                                        format(checkpoint_size, ",")))
-    lines.append("tensors: %d (%d int8, %d float32); values: %s (%s int8, %s float32)"
-                 % (n, n8, n - n8, format(p, ","), format(p8, ","), format(p - p8, ",")))
+    q = "int4/int8" if quant is not None and quant.int4 is not None else "int8"
+    lines.append("tensors: %d (%d %s, %d float32); values: %s (%s %s, %s float32)"
+                 % (n, n8, q, n - n8, format(p, ","), format(p8, ","), q, format(p - p8, ",")))
     if md.source_language or md.target_language:
         lines.append("languages: %s -> %s" % (md.source_language or "?", md.target_language or "?"))
     for note in notes:
@@ -87,6 +88,8 @@ def summarize(model, size, checkpoint_size, notes, quant, opts):
     if quant is None:
         return "\n".join(lines)
 
+    if quant.int4 is not None:
+        lines.extend(_int4_lines(model, quant.int4))
     lines.append("int8 (format %d.%d, docs/int8.md): weights and token embeddings symmetric per row; each input "
                  "row of an int8 Linear is quantized at run time with its own range (asymmetric); int32 "
                  "accumulation, float32 output; biases, LayerNorm, attention and logits float32; no calibration"
@@ -95,14 +98,41 @@ def summarize(model, size, checkpoint_size, notes, quant, opts):
         lines.append("kept float32 (--keep-float): %s" % ", ".join(quant.kept_float))
     else:
         lines.append("kept float32: none")
-    lines.append("per-tensor int8 weight error: relative RMS error ||W - q*s|| / ||W|| of the tensor and of its "
-                 "worst row")
+    # int4 files add the type column; int8 files keep the layout they always had
+    typed = quant.int4 is not None
+    lines.append("per-tensor %sweight error: relative RMS error ||W - q*s|| / ||W|| of the tensor and of its "
+                 "worst row" % ("" if typed else "int8 "))
     w = max(len(r.name) for r in quant.reports)
-    lines.append("  %-*s  %-12s  %-9s  %s" % (w, "tensor", "shape", "error", "worst row"))
+    kind = (lambda r: "%-5s  " % r.dtype) if typed else (lambda r: "")
+    lines.append("  %-*s  %-12s  %s%-9s  %s" % (w, "tensor", "shape", "type   " if typed else "", "error", "worst row"))
     for r in quant.reports:
         shape = "x".join(str(d) for d in r.shape)
         if r.kept_float:
             lines.append("  %-*s  %-12s  %s" % (w, r.name, shape, "kept float32"))
         else:
-            lines.append("  %-*s  %-12s  %-9s  %s" % (w, r.name, shape, _percent(r.error), _percent(r.worst_row)))
+            lines.append("  %-*s  %-12s  %s%-9s  %s" % (w, r.name, shape, kind(r), _percent(r.error),
+                                                        _percent(r.worst_row)))
     return "\n".join(lines)
+
+
+def _int4_lines(model, plan):
+    from .int4_model import OUTPUT_ERROR_LIMIT
+    blocks = sorted(set(plan.int4.values()))
+    kept = [m for m in plan.layers if m.kept_int8]
+    lines = ["int4 (format %d.%d, docs/int4.md): %d of %d Linears in 4 bits with a bfloat16 scale per %s inputs; "
+             "token embeddings and the layers below int8"
+             % (model.format_major, model.format_minor, len(plan.int4), len(plan.layers),
+                "/".join(str(b) for b in blocks) or "-"),
+             "int4 layer output error: relative RMS error against the float layer on %s; a layer above %s stays "
+             "int8 with the layers fused with it" % (plan.sample, _percent(OUTPUT_ERROR_LIMIT))]
+    if kept:
+        lines.append("kept int8: " + ", ".join("%s (%s)" % (m.name, m.reason) for m in kept))
+    else:
+        lines.append("kept int8: none")
+    w = max(len(m.name) for m in plan.layers)
+    lines.append("  %-*s  %-5s  %-9s  %s" % (w, "layer", "block", "int4", "int8"))
+    for m in plan.layers:
+        e4 = "-" if m.int4_error is None else _percent(m.int4_error)
+        e8 = "-" if m.int8_error is None else _percent(m.int8_error)
+        lines.append("  %-*s  %-5s  %-9s  %s" % (w, m.name, m.block or "-", e4, e8))
+    return lines

@@ -9,6 +9,7 @@ the start. tests/test_writer_reader.py checks it on real files.
 import numpy as np
 
 from . import model_ir as ir
+from .quant_int4 import pack_nibbles, to_bfloat16
 from .schema import fb
 
 DATA_ALIGNMENT = 64
@@ -16,7 +17,9 @@ DATA_ALIGNMENT = 64
 
 def _tensor(b, t, f):
     data = np.ascontiguousarray(t.data)
-    if t.is_int8:
+    if t.is_int4:
+        raw, ttype = pack_nibbles(data).tobytes(), ir.TYPE_INT4
+    elif t.is_int8:
         raw, ttype = data.astype(np.int8, copy=False).tobytes(), ir.TYPE_INT8
     else:
         raw, ttype = data.astype("<f4", copy=False).tobytes(), ir.TYPE_FLOAT32
@@ -29,12 +32,17 @@ def _tensor(b, t, f):
     scales_off = None
     if t.is_int8:
         scales_off = b.CreateNumpyVector(np.asarray(t.scales, dtype="<f4"))   # 4-byte aligned
+    elif t.is_int4:
+        scales_off = b.CreateNumpyVector(to_bfloat16(t.scales).reshape(-1).astype("<u2"))
     f.Tensor.TensorStart(b)
     f.Tensor.TensorAddType(b, ttype)
     f.Tensor.TensorAddShape(b, shape_off)
     f.Tensor.TensorAddData(b, data_off)
-    if scales_off is not None:
+    if t.is_int8:
         f.Tensor.TensorAddScales(b, scales_off)
+    elif t.is_int4:
+        f.Tensor.TensorAddBlockSize(b, t.block_size)
+        f.Tensor.TensorAddBlockScales(b, scales_off)
     return f.Tensor.TensorEnd(b)
 
 

@@ -139,7 +139,7 @@ class Variants(unittest.TestCase):
 
         fails("--keep-float: no Linear named 'encoder.nope' (names look like encoder.layers.0.feed_forward.up)",
               "--keep-float", "encoder.nope")
-        fails("--keep-float applies to int8 files only", "--keep-float", names, "--dtype", "float32")
+        fails("--keep-float applies to int8 and int4 files only", "--keep-float", names, "--dtype", "float32")
         write_checkpoint(tmp("tied"), tie_output=True)
         code, _, err = run_cli(main, [tmp("tied"), "--out", tmp("bad.edgemt"), "--quiet",
                                       "--keep-float", "decoder.output_projection"])

@@ -21,9 +21,39 @@ std::string ScaleProblem(float v) {
   return "";
 }
 
+// The tensor types a place in the file allows.
+enum class Allowed { kFloat32, kFloat32OrInt8, kAny };
+
+// Whether a bfloat16 bit pattern is positive, finite and normal: XNNPACK refuses other scales.
+bool UsableBfloat16(uint16_t bits) {
+  const uint16_t exponent = (bits >> 7) & 0xFF;
+  return (bits & 0x8000) == 0 && exponent != 0 && exponent != 0xFF;
+}
+
+Status ReadInt4(const fb::Tensor* tensor, const std::string& name, int cols, MatrixView* out) {
+  const uint32_t block = tensor->block_size();
+  if (block == 0 || block % 32 != 0 || static_cast<uint32_t>(cols) % block != 0)
+    return Invalid("tensor " + name + " has block_size " + std::to_string(block) +
+                   ", expected a multiple of 32 that divides " + std::to_string(cols));
+  out->type = WeightType::kInt4;
+  out->block_size = static_cast<int>(block);
+  const auto* scales = tensor->block_scales();
+  const size_t expected = out->block_scale_count();
+  if (scales == nullptr || scales->size() != expected)
+    return Invalid("tensor " + name + " needs " + std::to_string(expected) + " block scales, has " +
+                   std::to_string(scales == nullptr ? 0 : scales->size()));
+  for (uint32_t i = 0; i < scales->size(); ++i) {
+    if (!UsableBfloat16(scales->Get(i)))
+      return Invalid("tensor " + name + " has a block scale that is not a positive normal number (row " +
+                     std::to_string(i / (cols / block)) + ", block " + std::to_string(i % (cols / block)) + ")");
+  }
+  out->block_scales = scales->data();
+  return Status::Ok();
+}
+
 // Reads one Tensor and checks it has `rows` x `cols` elements of an allowed type.
 Status ReadMatrix(const fb::Tensor* tensor, const std::string& name, int rows, int cols,
-                  bool allow_int8, MatrixView* out) {
+                  Allowed allowed, MatrixView* out) {
   if (tensor == nullptr) return Invalid("tensor " + name + " is missing");
   const auto* shape = tensor->shape();
   const auto* data = tensor->data();
@@ -42,6 +72,8 @@ Status ReadMatrix(const fb::Tensor* tensor, const std::string& name, int rows, i
   out->cols = cols;
   out->data = data->data();
   out->scales = nullptr;
+  out->block_scales = nullptr;
+  out->block_size = 0;
   switch (tensor->type()) {
     case fb::TensorType::Float32:
       out->type = WeightType::kFloat32;
@@ -49,7 +81,7 @@ Status ReadMatrix(const fb::Tensor* tensor, const std::string& name, int rows, i
         return Invalid("tensor " + name + " is not aligned");
       break;
     case fb::TensorType::Int8: {
-      if (!allow_int8) return Invalid("tensor " + name + " must be float32");
+      if (allowed == Allowed::kFloat32) return Invalid("tensor " + name + " must be float32");
       out->type = WeightType::kInt8;
       const auto* scales = tensor->scales();
       if (scales == nullptr || scales->size() != static_cast<uint32_t>(rows))
@@ -63,6 +95,12 @@ Status ReadMatrix(const fb::Tensor* tensor, const std::string& name, int rows, i
       out->scales = scales->data();
       break;
     }
+    case fb::TensorType::Int4:
+      if (allowed != Allowed::kAny)
+        return Invalid("tensor " + name + " must be " +
+                       (allowed == Allowed::kFloat32 ? "float32" : "float32 or int8") + ", not int4");
+      EDGEMT_RETURN_IF_ERROR(ReadInt4(tensor, name, cols, out));
+      break;
     default:
       return Invalid("tensor " + name + " has an unknown type " +
                      std::to_string(static_cast<int>(tensor->type())));
@@ -75,7 +113,7 @@ Status ReadMatrix(const fb::Tensor* tensor, const std::string& name, int rows, i
 
 Status ReadVector(const fb::Tensor* tensor, const std::string& name, int size, const float** out) {
   MatrixView view;
-  EDGEMT_RETURN_IF_ERROR(ReadMatrix(tensor, name, size, 1, /*allow_int8=*/false, &view));
+  EDGEMT_RETURN_IF_ERROR(ReadMatrix(tensor, name, size, 1, Allowed::kFloat32, &view));
   *out = view.f32();
   return Status::Ok();
 }
@@ -86,7 +124,7 @@ Status ReadLinear(const fb::Linear* linear, const std::string& name, int out_fea
   if (linear == nullptr) return Invalid("linear layer " + name + " is missing");
   if (linear->weight() != nullptr || tied_weight == nullptr) {
     EDGEMT_RETURN_IF_ERROR(ReadMatrix(linear->weight(), name + ".weight", out_features, in_features,
-                                      /*allow_int8=*/true, &out->weight));
+                                      Allowed::kAny, &out->weight));
   } else {
     out->weight = *tied_weight;
   }
@@ -239,18 +277,18 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
   if (decoder == nullptr) return Invalid("the decoder is missing");
 
   EDGEMT_RETURN_IF_ERROR(ReadMatrix(decoder->token_embedding(), "decoder.token_embedding", config.target_vocab_size, d,
-                                    /*allow_int8=*/true, &weights->target_embedding));
+                                    Allowed::kFloat32OrInt8, &weights->target_embedding));
   if (config.shared_embeddings) {
     weights->source_embedding = weights->target_embedding;
   } else {
     EDGEMT_RETURN_IF_ERROR(ReadMatrix(encoder->token_embedding(), "encoder.token_embedding", config.source_vocab_size,
-                                      d, /*allow_int8=*/true, &weights->source_embedding));
+                                      d, Allowed::kFloat32OrInt8, &weights->source_embedding));
   }
   if (config.position_encoding == PositionEncoding::kLearned) {
     MatrixView table;
-    EDGEMT_RETURN_IF_ERROR(ReadMatrix(encoder->positions(), "encoder.positions", config.max_positions, d, false, &table));
+    EDGEMT_RETURN_IF_ERROR(ReadMatrix(encoder->positions(), "encoder.positions", config.max_positions, d, Allowed::kFloat32, &table));
     weights->source_positions = table.f32();
-    EDGEMT_RETURN_IF_ERROR(ReadMatrix(decoder->positions(), "decoder.positions", config.max_positions, d, false, &table));
+    EDGEMT_RETURN_IF_ERROR(ReadMatrix(decoder->positions(), "decoder.positions", config.max_positions, d, Allowed::kFloat32, &table));
     weights->target_positions = table.f32();
   }
 
@@ -300,14 +338,15 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
                                     d, config.tied_output ? &weights->target_embedding : nullptr,
                                     &weights->output_projection));
 
-  // The file is int8 when any weight is: every Linear counts, since each int8
-  // one needs the translator's int8 scratch buffers (any layer may be kept in float).
+  // The file is int8 when any weight is int8 or int4: every Linear counts,
+  // since each quantized one needs the translator's int8 scratch buffers
+  // (any layer may be kept in float).
   bool any_int8 = weights->target_embedding.type == WeightType::kInt8 ||
-                  weights->source_embedding.type == WeightType::kInt8 || weights->output_projection.is_int8();
+                  weights->source_embedding.type == WeightType::kInt8 || weights->output_projection.is_quantized();
   auto attention_int8 = [](const AttentionView& a) {
-    return a.query.is_int8() || a.key.is_int8() || a.value.is_int8() || a.output.is_int8();
+    return a.query.is_quantized() || a.key.is_quantized() || a.value.is_quantized() || a.output.is_quantized();
   };
-  auto feed_forward_int8 = [](const FeedForwardView& f) { return f.up.is_int8() || f.down.is_int8(); };
+  auto feed_forward_int8 = [](const FeedForwardView& f) { return f.up.is_quantized() || f.down.is_quantized(); };
   for (const auto& layer : weights->encoder_layers)
     any_int8 = any_int8 || attention_int8(layer.self_attention) || feed_forward_int8(layer.feed_forward);
   for (const auto& layer : weights->decoder_layers)

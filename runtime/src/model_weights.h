@@ -10,20 +10,29 @@
 
 namespace edgemt {
 
-enum class WeightType { kFloat32, kInt8 };
+// kInt4: Linear weights only (docs/int4.md).
+enum class WeightType { kFloat32, kInt8, kInt4 };
 
 // A [rows, cols] matrix (a vector has cols == 1).
 struct MatrixView {
   WeightType type = WeightType::kFloat32;
   int rows = 0;
   int cols = 0;
-  const void* data = nullptr;     // float or int8_t elements, row-major
+  const void* data = nullptr;     // float or int8_t elements, or int4 nibble pairs; row-major
   const float* scales = nullptr;  // int8: one per row
+  // int4: a bfloat16 scale per row and block of block_size columns, [rows, cols / block_size].
+  const uint16_t* block_scales = nullptr;
+  int block_size = 0;
   bool present() const { return data != nullptr; }
   const float* f32() const { return static_cast<const float*>(data); }
   const int8_t* i8() const { return static_cast<const int8_t*>(data); }
+  const uint8_t* nibbles() const { return static_cast<const uint8_t*>(data); }
   size_t bytes() const {
-    return static_cast<size_t>(rows) * cols * (type == WeightType::kInt8 ? 1 : 4);
+    const size_t elements = static_cast<size_t>(rows) * cols;
+    return type == WeightType::kInt4 ? elements / 2 : elements * (type == WeightType::kInt8 ? 1 : 4);
+  }
+  size_t block_scale_count() const {
+    return type == WeightType::kInt4 ? static_cast<size_t>(rows) * (cols / block_size) : 0;
   }
 };
 
@@ -32,6 +41,9 @@ struct LinearView {
   MatrixView weight;
   const float* bias = nullptr;  // [out] or null
   bool is_int8() const { return weight.type == WeightType::kInt8; }
+  bool is_int4() const { return weight.type == WeightType::kInt4; }
+  // Its input is quantized per row at run time (docs/int8.md).
+  bool is_quantized() const { return is_int8() || is_int4(); }
 };
 
 struct LayerNormView {
@@ -65,7 +77,7 @@ struct DecoderLayerView {
 
 struct ModelWeights {
   ModelConfig config;
-  bool is_int8 = false;
+  bool is_int8 = false;  // any int8 or int4 weight: the int8 scratch is needed
   MatrixView source_embedding;         // [source_vocab, d]
   MatrixView target_embedding;         // [target_vocab, d]
   const float* source_positions = nullptr;  // learned tables only

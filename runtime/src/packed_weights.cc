@@ -65,8 +65,8 @@ PackedWeights::~PackedWeights() {
   for (void* buffer : owned_) std::free(buffer);
 }
 
-uint64_t PackedWeights::LayerId(const std::vector<LinearView>& parts, bool int8) const {
-  uint64_t id = Mix(int8 ? 0x1A7 : 0xF32);
+uint64_t PackedWeights::LayerId(const std::vector<LinearView>& parts, WeightType runs_in) const {
+  uint64_t id = Mix(runs_in == WeightType::kInt8 ? 0x1A7 : runs_in == WeightType::kInt4 ? 0x1A4 : 0xF32);
   for (const LinearView& part : parts) {
     const uint8_t* weight = static_cast<const uint8_t*>(part.weight.data);
     const uint8_t* bias = reinterpret_cast<const uint8_t*>(part.bias);
@@ -74,7 +74,8 @@ uint64_t PackedWeights::LayerId(const std::vector<LinearView>& parts, bool int8)
     const uint64_t fields[] = {static_cast<uint64_t>(weight - model_base_),
                                bias == nullptr ? ~uint64_t{0} : static_cast<uint64_t>(bias - model_base_),
                                static_cast<uint64_t>(part.weight.rows), static_cast<uint64_t>(part.weight.cols),
-                               part.is_int8() ? 1u : 0u};
+                               static_cast<uint64_t>(part.weight.type),
+                               static_cast<uint64_t>(part.weight.block_size)};
     for (uint64_t field : fields) id = Mix(id ^ field) + 0x9e3779b97f4a7c15ULL;
   }
   return id;

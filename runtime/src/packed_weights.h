@@ -44,8 +44,8 @@ class PackedWeights {
 
   // A layer's identity in this model and in any process that maps the same
   // file: where its parts' weights sit in the file, their shapes and types,
-  // and whether the operator runs in int8.
-  uint64_t LayerId(const std::vector<LinearView>& parts, bool int8) const;
+  // and the type the operator runs in.
+  uint64_t LayerId(const std::vector<LinearView>& parts, WeightType runs_in) const;
   bool Contains(uint64_t layer) const;
 
   // While alive, XNNPACK create calls on this thread pack (or find) `layer`.

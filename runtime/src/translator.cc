@@ -295,7 +295,7 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
   // packing (waking a worker can cost the caller a scheduler tick).
   bool all_packed = true;
   for (const LinearOp* linear : linears)
-    all_packed = all_packed && packed.Contains(packed.LayerId(linear->parts(), linear->is_int8()));
+    all_packed = all_packed && packed.Contains(packed.LayerId(linear->parts(), linear->kind()));
   EDGEMT_RETURN_IF_ERROR(PackLinears(linears, &packed, all_packed ? nullptr : impl->pool, [&mapped](const LinearOp& linear) {
     for (const LinearView& part : linear.parts()) mapped.ReleasePages(part.weight.data, part.weight.bytes());
   }));

@@ -1,7 +1,8 @@
 // edgemt-xnnpack-gemm-bench: times the XNNPACK operators EdgeMT's Linear
 // layers use (int8: a per-row f32 -> qd8 conversion of the input and a
-// qd8 x qc8w fully-connected with float output; float32: f32
-// fully-connected), set up and run as runtime/src/ops/linear.cc does, on
+// qd8 x qc8w fully-connected with float output; int4: the same conversion
+// and a qd8 x qb4w fully-connected, bf16 scales per --block inputs;
+// float32: f32 fully-connected), set up and run as runtime/src/ops/linear.cc does, on
 // the calling thread alone and with a pthreadpool of 2 (or --threads N)
 // threads, for the layer shapes of the benchmark models (or the --shapes
 // given). It answers: which products pay for a second thread
@@ -9,10 +10,11 @@
 // linear layers can be.
 //
 //   edgemt-xnnpack-gemm-bench [--threads N] [--rows 1,33] [--min-ms MS]
-//       [--shapes INxOUT[*COUNT],...] [--dtype int8|float32|both]
-//       [--sequence] [--min-parallel-macs N]
+//       [--shapes INxOUT[*COUNT],...] [--dtype int8|int4|float32|both|all]
+//       [--block N] [--sequence] [--min-parallel-macs N]
 //
-// One JSON object per line: shape, dtype, rows (M), threads, "hot" (the same
+// "both" is int8 and float32; "all" adds int4. One JSON object per line:
+// shape, dtype, rows (M), threads, "hot" (the same
 // operator run again and again: weights in cache when they fit) and "cold"
 // (a ring of copies of the operator whose weights total at least 96 MB, so
 // every call streams its weights from memory) microseconds per call (median
@@ -63,6 +65,20 @@ const std::vector<Shape> kShapes = {
 
 using edgemt::testing::Lcg;
 
+enum class Kind { kInt8, kInt4, kFloat32 };
+
+const char* KindName(Kind kind) {
+  return kind == Kind::kInt8 ? "qd8-qc8w" : kind == Kind::kInt4 ? "qd8-qb4w" : "f32";
+}
+
+// int4: inputs per bf16 scale.
+size_t g_block = 32;
+
+size_t WeightBytes(const Shape& s, Kind kind) {
+  if (kind == Kind::kInt4) return s.in * s.out / 2 + s.in / g_block * s.out * 2;
+  return s.in * s.out * (kind == Kind::kInt8 ? 1 : 4);
+}
+
 // One Linear: the fully-connected operator and, for int8, the conversion of
 // its input.
 struct LinearOps {
@@ -71,11 +87,20 @@ struct LinearOps {
 };
 
 // Creates the operators for the shape; weights random.
-LinearOps Create(const Shape& s, bool int8, Lcg* lcg) {
+LinearOps Create(const Shape& s, Kind kind, Lcg* lcg) {
   LinearOps op;
   xnn_status status;
   const float inf = std::numeric_limits<float>::infinity();
-  if (int8) {
+  if (kind == Kind::kInt4) {
+    std::vector<uint8_t> w((s.in * s.out + 1) / 2);
+    for (auto& v : w) v = static_cast<uint8_t>(lcg->Next() % 256);
+    // bf16 0.001 (0x3a83), positive and normal as XNNPACK requires.
+    std::vector<uint16_t> scales(s.out * (s.in / g_block), 0x3a83);
+    std::vector<float> bias(s.out, 0.0f);
+    status = xnn_create_fully_connected_nc_qd8_f32_qb4w(s.in, s.out, s.in, s.out, g_block, 8, scales.data(), w.data(),
+                                                        bias.data(), -inf, inf, 0, nullptr, nullptr, &op.fc);
+    if (status == xnn_status_success) status = xnn_create_convert_nc_f32_qd8(0, &op.quantize);
+  } else if (kind == Kind::kInt8) {
     std::vector<int8_t> w(s.in * s.out);
     for (auto& v : w) v = static_cast<int8_t>(static_cast<int>(lcg->Next() % 255) - 127);
     std::vector<float> scales(s.out, 0.001f), bias(s.out, 0.0f);
@@ -101,13 +126,19 @@ struct Buffers {
   std::vector<float> in32, out32;
 };
 
-inline void Run(const LinearOps& op, bool int8, size_t rows, size_t in, Buffers* b, pthreadpool_t pool) {
+inline void Run(const LinearOps& op, Kind kind, size_t rows, size_t in, Buffers* b, pthreadpool_t pool) {
   xnn_status status;
-  if (int8) {
+  if (kind != Kind::kFloat32) {
     status = xnn_reshape_convert_nc_f32_qd8(op.quantize, rows, in, in, in, pool);
     if (status == xnn_status_success)
       status = xnn_setup_convert_nc_f32_qd8(op.quantize, b->in32.data(), b->in8.data(), b->params.data());
     if (status == xnn_status_success) status = xnn_run_operator(op.quantize, pool);
+  }
+  if (kind == Kind::kInt4) {
+    if (status == xnn_status_success) status = xnn_reshape_fully_connected_nc_qd8_f32_qb4w(op.fc, rows, pool);
+    if (status == xnn_status_success)
+      status = xnn_setup_fully_connected_nc_qd8_f32_qb4w(op.fc, b->in8.data(), b->out32.data(), b->params.data());
+  } else if (kind == Kind::kInt8) {
     if (status == xnn_status_success) status = xnn_reshape_fully_connected_nc_qd8_f32_qc8w(op.fc, rows, pool);
     if (status == xnn_status_success)
       status = xnn_setup_fully_connected_nc_qd8_f32_qc8w(op.fc, b->in8.data(), b->out32.data(), b->params.data());
@@ -148,11 +179,11 @@ double TimeLoop(Call&& call, size_t warm_up, double min_ms) {
 }
 
 // Median microseconds per call, cycling through `ops`.
-double TimeCalls(const std::vector<LinearOps>& ops, bool int8, size_t rows, size_t in, Buffers* b, pthreadpool_t pool,
+double TimeCalls(const std::vector<LinearOps>& ops, Kind kind, size_t rows, size_t in, Buffers* b, pthreadpool_t pool,
                  double min_ms) {
   size_t next = 0;
   auto call = [&]() {
-    Run(ops[next], int8, rows, in, b, pool);
+    Run(ops[next], kind, rows, in, b, pool);
     next = next + 1 == ops.size() ? 0 : next + 1;
   };
   return TimeLoop(call, ops.size() * 2 + 3, min_ms);
@@ -211,7 +242,7 @@ int main(int argc, char** argv) {
   std::vector<size_t> rows_list = {1, 33};
   double min_ms = 150.0;
   std::vector<Shape> shapes = kShapes;
-  std::vector<bool> dtypes = {true, false};  // int8, float32
+  std::vector<Kind> dtypes = {Kind::kInt8, Kind::kFloat32};
   bool sequence = false;
   size_t min_parallel_macs = 0;
   bool ok = true;
@@ -229,25 +260,29 @@ int main(int argc, char** argv) {
     if (a == "--threads") threads = std::strtoul(v, nullptr, 10);
     else if (a == "--rows") rows_list = ParseList(v);
     else if (a == "--min-ms") min_ms = std::atof(v);
+    else if (a == "--block") g_block = std::strtoul(v, nullptr, 10);
     else if (a == "--min-parallel-macs") min_parallel_macs = std::strtoul(v, nullptr, 10);
     else if (a == "--shapes") {
       shapes.clear();
       ok = ParseShapes(v, &shapes);
     } else if (a == "--dtype") {
       const std::string d = v;
-      if (d == "int8") dtypes = {true};
-      else if (d == "float32") dtypes = {false};
-      else if (d == "both") dtypes = {true, false};
+      if (d == "int8") dtypes = {Kind::kInt8};
+      else if (d == "int4") dtypes = {Kind::kInt4};
+      else if (d == "float32") dtypes = {Kind::kFloat32};
+      else if (d == "both") dtypes = {Kind::kInt8, Kind::kFloat32};
+      else if (d == "all") dtypes = {Kind::kInt8, Kind::kInt4, Kind::kFloat32};
       else ok = false;
     } else {
       ok = false;
     }
   }
-  if (!ok || threads < 1 || rows_list.empty() ||
+  if (!ok || threads < 1 || rows_list.empty() || g_block == 0 ||
       std::find(rows_list.begin(), rows_list.end(), size_t{0}) != rows_list.end()) {
     std::fprintf(stderr,
                  "usage: edgemt-xnnpack-gemm-bench [--threads N] [--rows 1,33] [--min-ms MS] "
-                 "[--shapes INxOUT[*COUNT],...] [--dtype int8|float32|both] [--sequence] [--min-parallel-macs N]\n");
+                 "[--shapes INxOUT[*COUNT],...] [--dtype int8|int4|float32|both|all] [--block N] [--sequence] "
+                 "[--min-parallel-macs N]\n");
     return 2;
   }
   if (xnn_initialize(nullptr) != xnn_status_success) {
@@ -266,28 +301,28 @@ int main(int argc, char** argv) {
     else same->count += s.count;
   }
   Buffers b;
-  for (const bool int8 : dtypes) {
+  for (const Kind kind : dtypes) {
     for (const Shape& s : distinct) {
       b.in8.assign(max_rows * s.in + XNN_EXTRA_BYTES, 0);
       b.params.assign(max_rows + XNN_EXTRA_QUANTIZATION_PARAMS, xnn_quantization_params{0, 1.0f});
       b.in32.resize(max_rows * s.in);
       for (float& v : b.in32) v = static_cast<float>(lcg.Next() % 2001) / 1000.0f - 1.0f;
       b.out32.assign(max_rows * s.out, 0.0f);
-      const size_t weight_bytes = s.in * s.out * (int8 ? 1 : 4);
+      const size_t weight_bytes = WeightBytes(s, kind);
       const size_t copies = std::max<size_t>(2, (size_t{96} << 20) / weight_bytes + 1);
       std::vector<LinearOps> ring;
-      for (size_t c = 0; c < copies; ++c) ring.push_back(Create(s, int8, &lcg));
+      for (size_t c = 0; c < copies; ++c) ring.push_back(Create(s, kind, &lcg));
       const std::vector<LinearOps> one = {ring[0]};
       for (const size_t rows : rows_list) {
-        const double hot1 = TimeCalls(one, int8, rows, s.in, &b, nullptr, min_ms);
-        const double hotN = TimeCalls(one, int8, rows, s.in, &b, pool, min_ms);
-        const double cold1 = TimeCalls(ring, int8, rows, s.in, &b, nullptr, min_ms);
-        const double coldN = TimeCalls(ring, int8, rows, s.in, &b, pool, min_ms);
+        const double hot1 = TimeCalls(one, kind, rows, s.in, &b, nullptr, min_ms);
+        const double hotN = TimeCalls(one, kind, rows, s.in, &b, pool, min_ms);
+        const double cold1 = TimeCalls(ring, kind, rows, s.in, &b, nullptr, min_ms);
+        const double coldN = TimeCalls(ring, kind, rows, s.in, &b, pool, min_ms);
         std::printf(
             "{\"shape\": \"%s\", \"in\": %zu, \"out\": %zu, \"count\": %zu, \"dtype\": \"%s\", \"rows\": %zu, "
             "\"macs\": %zu, \"weight_bytes\": %zu, \"threads\": %zu, \"hot_us_1\": %.3f, \"hot_us_n\": %.3f, "
             "\"cold_us_1\": %.3f, \"cold_us_n\": %.3f}\n",
-            s.name.c_str(), s.in, s.out, s.count, int8 ? "qd8-qc8w" : "f32", rows, rows * s.in * s.out, weight_bytes,
+            s.name.c_str(), s.in, s.out, s.count, KindName(kind), rows, rows * s.in * s.out, weight_bytes,
             threads, hot1, hotN, cold1, coldN);
         std::fflush(stdout);
       }
@@ -305,10 +340,10 @@ int main(int argc, char** argv) {
         max_in = std::max(max_in, s.in);
         max_out = std::max(max_out, s.out);
         for (size_t c = 0; c < s.count; ++c) {
-          ops.push_back(Create(s, int8, &lcg));
+          ops.push_back(Create(s, kind, &lcg));
           shape_of.push_back(&s);
           ++layers;
-          weight_bytes += s.in * s.out * (int8 ? 1 : 4);
+          weight_bytes += WeightBytes(s, kind);
         }
       }
       b.in8.assign(max_rows * max_in + XNN_EXTRA_BYTES, 0);
@@ -324,7 +359,7 @@ int main(int argc, char** argv) {
             for (size_t l = 0; l < ops.size(); ++l) {
               const Shape& s = *shape_of[l];
               const bool parallel = step_pool != nullptr && rows * s.in * s.out >= min_parallel_macs;
-              Run(ops[l], int8, rows, s.in, &b, parallel ? step_pool : nullptr);
+              Run(ops[l], kind, rows, s.in, &b, parallel ? step_pool : nullptr);
             }
           };
         };
@@ -333,7 +368,7 @@ int main(int argc, char** argv) {
         std::printf(
             "{\"shape\": \"sequence\", \"layers\": %zu, \"dtype\": \"%s\", \"rows\": %zu, \"macs\": %zu, "
             "\"weight_bytes\": %zu, \"threads\": %zu, \"min_parallel_macs\": %zu, \"us_1\": %.3f, \"us_n\": %.3f}\n",
-            layers, int8 ? "qd8-qc8w" : "f32", rows, macs, weight_bytes, threads, min_parallel_macs, us1, usN);
+            layers, KindName(kind), rows, macs, weight_bytes, threads, min_parallel_macs, us1, usN);
         std::fflush(stdout);
       }
       for (const LinearOps& op : ops) {

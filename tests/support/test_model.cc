@@ -56,6 +56,47 @@ std::unique_ptr<fb::TensorT> Int8Tensor(const std::vector<float>& values, uint32
   return tensor;
 }
 
+// Rounds a float to the nearest bfloat16 (ties to even); returns its bits.
+uint16_t ToBfloat16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  return static_cast<uint16_t>((bits + 0x7FFF + ((bits >> 16) & 1)) >> 16);
+}
+
+float FromBfloat16(uint16_t bits) {
+  const uint32_t widened = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &widened, sizeof(value));
+  return value;
+}
+
+// 4 bits with a bfloat16 scale per block, as docs/int4.md (the scale
+// max|w| / 7, not the converter's search).
+std::unique_ptr<fb::TensorT> Int4Tensor(const std::vector<float>& values, uint32_t rows, uint32_t cols, uint32_t block) {
+  auto tensor = std::make_unique<fb::TensorT>();
+  tensor->type = fb::TensorType::Int4;
+  tensor->shape = {rows, cols};
+  tensor->block_size = block;
+  tensor->data.assign(static_cast<size_t>(rows) * cols / 2, 0);
+  tensor->block_scales.resize(static_cast<size_t>(rows) * (cols / block));
+  for (uint32_t r = 0; r < rows; ++r) {
+    for (uint32_t b = 0; b < cols / block; ++b) {
+      float max_abs = 0.0f;
+      for (uint32_t c = b * block; c < (b + 1) * block; ++c) max_abs = std::max(max_abs, std::fabs(values[r * cols + c]));
+      const uint16_t scale_bits = ToBfloat16(max_abs > 0.0f ? max_abs / 7.0f : 1.0f);
+      const float scale = FromBfloat16(scale_bits);
+      tensor->block_scales[r * (cols / block) + b] = scale_bits;
+      for (uint32_t c = b * block; c < (b + 1) * block; ++c) {
+        const float q = std::max(-8.0f, std::min(7.0f, std::nearbyint(values[r * cols + c] / scale)));
+        const size_t element = static_cast<size_t>(r) * cols + c;
+        const uint8_t nibble = static_cast<uint8_t>(static_cast<int>(q) + 8);
+        tensor->data[element / 2] |= static_cast<uint8_t>(element % 2 == 0 ? nibble : nibble << 4);
+      }
+    }
+  }
+  return tensor;
+}
+
 struct Builder {
   const TestModelSpec& spec;
   Random random;
@@ -63,6 +104,9 @@ struct Builder {
   std::unique_ptr<fb::TensorT> Matrix(int rows, int cols) {
     const float bound = std::sqrt(6.0f / static_cast<float>(rows + cols));
     std::vector<float> values = random.Uniform(static_cast<size_t>(rows) * cols, bound);
+    if (spec.int4_block > 0)
+      return Int4Tensor(values, static_cast<uint32_t>(rows), static_cast<uint32_t>(cols),
+                        static_cast<uint32_t>(spec.int4_block));
     if (spec.int8) return Int8Tensor(values, static_cast<uint32_t>(rows), static_cast<uint32_t>(cols));
     return FloatTensor(values, {static_cast<uint32_t>(rows), static_cast<uint32_t>(cols)});
   }
@@ -101,7 +145,8 @@ struct Builder {
 
   std::unique_ptr<fb::TensorT> Embedding(int vocab) {
     std::vector<float> values = random.Uniform(static_cast<size_t>(vocab) * spec.d_model, 1.0f / std::sqrt(static_cast<float>(spec.d_model)));
-    if (spec.int8) return Int8Tensor(values, static_cast<uint32_t>(vocab), static_cast<uint32_t>(spec.d_model));
+    if (spec.int8 || spec.int4_block > 0)
+      return Int8Tensor(values, static_cast<uint32_t>(vocab), static_cast<uint32_t>(spec.d_model));
     return FloatTensor(values, {static_cast<uint32_t>(vocab), static_cast<uint32_t>(spec.d_model)});
   }
 
@@ -117,7 +162,7 @@ std::vector<uint8_t> BuildTestModelFile(const TestModelSpec& spec) {
   Builder b{spec, Random(spec.seed)};
   fb::ModelT model;
   model.format_major = 2;
-  model.format_minor = 0;
+  model.format_minor = spec.int4_block > 0 ? 1 : 0;
   model.config = std::make_unique<fb::ConfigT>();
   fb::ConfigT& c = *model.config;
   c.d_model = static_cast<uint32_t>(spec.d_model);
@@ -172,7 +217,7 @@ std::vector<uint8_t> BuildTestModelFile(const TestModelSpec& spec) {
   if (spec.tied_output) model.decoder->output_projection->weight.reset();
   model.metadata = std::make_unique<fb::MetadataT>();
   model.metadata->converter_version = "unit-test";
-  model.metadata->dtype = spec.int8 ? "int8" : "float32";
+  model.metadata->dtype = spec.int4_block > 0 ? "int4" : spec.int8 ? "int8" : "float32";
 
   if (spec.mutate) spec.mutate(model);
   flatbuffers::FlatBufferBuilder builder;

@@ -22,6 +22,9 @@ struct TestModelSpec {
   int target_vocab = 48;
   int max_positions = 64;
   bool int8 = false;
+  // > 0: Linear weights in int4 with this many inputs per scale (a multiple
+  // of 32 dividing d_model and d_ff), embeddings in int8 (docs/int4.md).
+  int int4_block = 0;
   NormPlacement norm = NormPlacement::kPostLN;
   Activation activation = Activation::kReLU;
   PositionEncoding positions = PositionEncoding::kSinusoidalInterleaved;

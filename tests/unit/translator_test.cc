@@ -58,9 +58,15 @@ Outputs TranslateAll(Translator& translator, const std::vector<std::vector<int32
 
 std::vector<TestModelSpec> Variants() {
   std::vector<TestModelSpec> specs;
-  for (bool int8 : {false, true}) {
+  // float32, int8, int4 (wider: XNNPACK's int4 blocks are multiples of 32 inputs)
+  for (int kind : {0, 1, 2}) {
     TestModelSpec spec;
-    spec.int8 = int8;
+    spec.int8 = kind == 1;
+    if (kind == 2) {
+      spec.int4_block = 32;
+      spec.d_model = 64;
+      spec.d_ff = 128;
+    }
     specs.push_back(spec);
     spec.norm = NormPlacement::kPreLN;
     spec.activation = Activation::kGELU;

@@ -32,7 +32,8 @@ LinearOp& LinearOp::operator=(LinearOp&& other) noexcept {
     fuse_relu_ = other.fuse_relu_;
     in_features_ = other.in_features_;
     out_features_ = other.out_features_;
-    int8_ = other.int8_;
+    block_size_ = other.block_size_;
+    kind_ = other.kind_;
   }
   return *this;
 }
@@ -48,11 +49,16 @@ void LinearOp::Configure(std::initializer_list<LinearView> parts, const char* na
   fuse_relu_ = false;
   in_features_ = parts_.empty() ? 0 : parts_.front().weight.cols;
   out_features_ = 0;
-  int8_ = !parts_.empty();
+  bool all_int8 = !parts_.empty();
+  bool all_int4 = !parts_.empty();
+  block_size_ = parts_.empty() ? 0 : parts_.front().weight.block_size;
   for (const LinearView& part : parts_) {
     out_features_ += part.weight.rows;
-    int8_ = int8_ && part.is_int8();
+    all_int8 = all_int8 && part.is_int8();
+    all_int4 = all_int4 && part.is_int4() && part.weight.block_size == block_size_;
   }
+  kind_ = all_int8 ? WeightType::kInt8 : all_int4 ? WeightType::kInt4 : WeightType::kFloat32;
+  if (kind_ != WeightType::kInt4) block_size_ = 0;
 }
 
 size_t LinearOp::weight_bytes() const {
@@ -68,11 +74,37 @@ namespace {
 struct StackedWeights {
   std::vector<float> f32;
   std::vector<int8_t> i8;
+  std::vector<uint8_t> nibbles;
   std::vector<float> scales;
+  std::vector<uint16_t> block_scales;
   std::vector<float> bias;  // empty: no part has a bias
 };
 
-bool Stack(const std::vector<LinearView>& parts, bool int8, int in, StackedWeights* out) {
+float Bfloat16ToFloat(uint16_t bits) {
+  const uint32_t widened = static_cast<uint32_t>(bits) << 16;
+  float value;
+  std::memcpy(&value, &widened, sizeof(value));
+  return value;
+}
+
+// Row r of a quantized part as float: q * s (exact in float32 for both types).
+void Dequantize(const MatrixView& w, size_t r, float* row) {
+  const size_t cols = static_cast<size_t>(w.cols);
+  if (w.type == WeightType::kInt8) {
+    const int8_t* q = w.i8() + r * cols;
+    for (size_t c = 0; c < cols; ++c) row[c] = static_cast<float>(q[c]) * w.scales[r];
+    return;
+  }
+  const size_t block = static_cast<size_t>(w.block_size);
+  const uint8_t* pairs = w.nibbles() + r * cols / 2;
+  const uint16_t* scales = w.block_scales + r * (cols / block);
+  for (size_t c = 0; c < cols; ++c) {
+    const int nibble = (c % 2 == 0) ? (pairs[c / 2] & 0xF) : (pairs[c / 2] >> 4);
+    row[c] = static_cast<float>(nibble - 8) * Bfloat16ToFloat(scales[c / block]);
+  }
+}
+
+bool Stack(const std::vector<LinearView>& parts, WeightType kind, int in, StackedWeights* out) {
   const size_t cols = static_cast<size_t>(in);
   bool any_bias = false;
   size_t rows = 0;
@@ -83,26 +115,32 @@ bool Stack(const std::vector<LinearView>& parts, bool int8, int in, StackedWeigh
   // Bounded by the file's size: the reader checked every shape against it.
   const size_t elements = rows * cols;
   if (elements / cols != rows) return false;
-  if (int8) {
+  if (kind == WeightType::kInt8) {
     out->i8.resize(elements);
     out->scales.resize(rows);
+  } else if (kind == WeightType::kInt4) {
+    // Every part has the operator's block size (Configure), and cols is a multiple of it.
+    out->nibbles.resize(elements / 2);
+    out->block_scales.resize(rows * (cols / static_cast<size_t>(parts.front().weight.block_size)));
   } else {
     out->f32.resize(elements);
   }
   if (any_bias) out->bias.assign(rows, 0.0f);
   size_t row = 0;
+  size_t block_scale = 0;
   for (const LinearView& part : parts) {
     const size_t part_rows = static_cast<size_t>(part.weight.rows);
-    if (int8) {
+    if (kind == WeightType::kInt8) {
       std::memcpy(out->i8.data() + row * cols, part.weight.i8(), part_rows * cols);
       std::memcpy(out->scales.data() + row, part.weight.scales, part_rows * sizeof(float));
-    } else if (part.is_int8()) {
-      // A float operator computes an int8 part with its dequantized weights.
-      for (size_t r = 0; r < part_rows; ++r) {
-        const int8_t* q = part.weight.i8() + r * cols;
-        float* w = out->f32.data() + (row + r) * cols;
-        for (size_t c = 0; c < cols; ++c) w[c] = static_cast<float>(q[c]) * part.weight.scales[r];
-      }
+    } else if (kind == WeightType::kInt4) {
+      std::memcpy(out->nibbles.data() + row * cols / 2, part.weight.nibbles(), part_rows * cols / 2);
+      const size_t count = part.weight.block_scale_count();
+      std::memcpy(out->block_scales.data() + block_scale, part.weight.block_scales, count * sizeof(uint16_t));
+      block_scale += count;
+    } else if (part.is_quantized()) {
+      // A float operator computes a quantized part with its dequantized weights.
+      for (size_t r = 0; r < part_rows; ++r) Dequantize(part.weight, r, out->f32.data() + (row + r) * cols);
     } else {
       std::memcpy(out->f32.data() + row * cols, part.weight.f32(), part_rows * cols * sizeof(float));
     }
@@ -114,14 +152,20 @@ bool Stack(const std::vector<LinearView>& parts, bool int8, int in, StackedWeigh
 
 }  // namespace
 
-xnn_status LinearOp::Create(const void* weight, const float* scales, const float* bias, xnn_weights_cache_t cache) {
+xnn_status LinearOp::Create(const void* weight, const float* scales, const uint16_t* block_scales, const float* bias,
+                            xnn_weights_cache_t cache) {
   const float lo = fuse_relu_ ? 0.0f : -std::numeric_limits<float>::infinity();
   const float hi = std::numeric_limits<float>::infinity();
   const size_t in = static_cast<size_t>(in_features_);
   const size_t out = static_cast<size_t>(out_features_);
-  if (int8_)
+  if (kind_ == WeightType::kInt8)
     return xnn_create_fully_connected_nc_qd8_f32_qc8w(in, out, in, out, scales, static_cast<const int8_t*>(weight),
                                                       bias, lo, hi, 0, nullptr, cache, &op_);
+  // Nibbles hold q + 8: XNNPACK's kernel zero point 8.
+  if (kind_ == WeightType::kInt4)
+    return xnn_create_fully_connected_nc_qd8_f32_qb4w(in, out, in, out, static_cast<size_t>(block_size_),
+                                                      /*kernel_zero_point=*/8, block_scales, weight, bias, lo, hi, 0,
+                                                      nullptr, cache, &op_);
   return xnn_create_fully_connected_nc_f32(in, out, in, out, static_cast<const float*>(weight), bias, lo, hi, 0,
                                            nullptr, cache, &op_);
 }
@@ -133,7 +177,7 @@ Status LinearOp::Pack(PackedWeights* store) {
     if (part.weight.cols != in_features_)
       return Status(StatusCode::kInvalidModel, std::string(name_) + ": fused layers differ in input width");
   }
-  const uint64_t layer = store != nullptr ? store->LayerId(parts_, int8_) : 0;
+  const uint64_t layer = store != nullptr ? store->LayerId(parts_, kind_) : 0;
   const LinearView& first = parts_.front();
   xnn_status status = xnn_status_uninitialized;
   // A fused layer that is packed already needs no stacked copy: XNNPACK
@@ -142,7 +186,8 @@ Status LinearOp::Pack(PackedWeights* store) {
   if (parts_.size() > 1 && store != nullptr && store->Contains(layer)) {
     PackedWeights::Packing probe(store, layer, /*probe=*/true);
     if (probe.active()) {
-      status = Create(first.weight.data, first.weight.scales, first.bias, store->provider());
+      status = Create(first.weight.data, first.weight.scales, first.weight.block_scales, first.bias,
+                      store->provider());
     }
   }
   if (op_ == nullptr) {
@@ -150,18 +195,22 @@ Status LinearOp::Pack(PackedWeights* store) {
     StackedWeights stacked;
     const void* weight = first.weight.data;
     const float* scales = first.weight.scales;
+    const uint16_t* block_scales = first.weight.block_scales;
     const float* bias = first.bias;
     if (parts_.size() > 1) {
-      if (!Stack(parts_, int8_, in_features_, &stacked))
+      if (!Stack(parts_, kind_, in_features_, &stacked))
         return Status(StatusCode::kInvalidModel, std::string(name_) + ": the fused layers are too large");
-      weight = int8_ ? static_cast<const void*>(stacked.i8.data()) : static_cast<const void*>(stacked.f32.data());
+      weight = kind_ == WeightType::kInt8   ? static_cast<const void*>(stacked.i8.data())
+               : kind_ == WeightType::kInt4 ? static_cast<const void*>(stacked.nibbles.data())
+                                            : static_cast<const void*>(stacked.f32.data());
       scales = stacked.scales.data();
+      block_scales = stacked.block_scales.data();
       bias = stacked.bias.empty() ? nullptr : stacked.bias.data();
     }
     PackedWeights::Packing packing(store, layer, /*probe=*/false);
-    status = Create(weight, scales, bias, packing.active() ? store->provider() : nullptr);
+    status = Create(weight, scales, block_scales, bias, packing.active() ? store->provider() : nullptr);
   }
-  if (status == xnn_status_success && int8_) status = xnn_create_convert_nc_f32_qd8(0, &quantize_op_);
+  if (status == xnn_status_success && quantizes_input()) status = xnn_create_convert_nc_f32_qd8(0, &quantize_op_);
   if (status == xnn_status_out_of_memory)
     return Status(StatusCode::kResourceExhausted, std::string(name_) + ": out of memory packing weights");
   if (status != xnn_status_success)
@@ -251,9 +300,12 @@ xnn_status LinearOp::Reshape(size_t rows, pthreadpool_t threads) const {
   const size_t width = static_cast<size_t>(in_features_);
   reshaped_rows_ = 0;
   xnn_status status;
-  if (int8_) {
+  if (kind_ == WeightType::kInt8) {
     status = xnn_reshape_convert_nc_f32_qd8(quantize_op_, rows, width, width, width, threads);
     if (status == xnn_status_success) status = xnn_reshape_fully_connected_nc_qd8_f32_qc8w(op_, rows, threads);
+  } else if (kind_ == WeightType::kInt4) {
+    status = xnn_reshape_convert_nc_f32_qd8(quantize_op_, rows, width, width, width, threads);
+    if (status == xnn_status_success) status = xnn_reshape_fully_connected_nc_qd8_f32_qb4w(op_, rows, threads);
   } else {
     status = xnn_reshape_fully_connected_nc_f32(op_, rows, threads);
   }
@@ -270,16 +322,19 @@ Status LinearOp::Run(const float* in, size_t rows, float* out, const LinearScrat
   ScopedTimer timer(profile, TimeCategory::kXnnpack);
   if (profile != nullptr && threads != nullptr) ++profile->parallel_products;
   xnn_status status = Reshape(rows, threads);
-  if (!int8_) {
+  if (kind_ == WeightType::kFloat32) {
     if (status == xnn_status_success) status = xnn_setup_fully_connected_nc_f32(op_, in, out);
     if (status == xnn_status_success) status = xnn_run_operator(op_, threads);
     return status == xnn_status_success ? Status::Ok() : RunFailed(status);
   }
-  // Each row gets its own range (docs/int8.md), then the int8 product returns float.
+  // Each row gets its own range (docs/int8.md), then the quantized product returns float.
   if (status == xnn_status_success) status = xnn_setup_convert_nc_f32_qd8(quantize_op_, in, scratch.input, scratch.params);
   if (status == xnn_status_success) status = xnn_run_operator(quantize_op_, threads);
-  if (status == xnn_status_success)
-    status = xnn_setup_fully_connected_nc_qd8_f32_qc8w(op_, scratch.input, out, scratch.params);
+  if (status == xnn_status_success) {
+    status = kind_ == WeightType::kInt8
+                 ? xnn_setup_fully_connected_nc_qd8_f32_qc8w(op_, scratch.input, out, scratch.params)
+                 : xnn_setup_fully_connected_nc_qd8_f32_qb4w(op_, scratch.input, out, scratch.params);
+  }
   if (status == xnn_status_success) status = xnn_run_operator(op_, threads);
   return status == xnn_status_success ? Status::Ok() : RunFailed(status);
 }

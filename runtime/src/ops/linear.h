@@ -1,6 +1,7 @@
 // A Linear layer executed by XNNPACK: float32 fully-connected, or int8
-// weights with per-channel scales whose float input is quantized per row at
-// run time and whose result is float (docs/int8.md). Several layers that
+// weights with per-channel scales (docs/int8.md) or int4 weights with a
+// scale per block of inputs (docs/int4.md), whose float input is quantized
+// per row at run time and whose result is float. Several layers that
 // read the same input (an attention's query, key and value) can be fused
 // into one product along the output dimension.
 // Set up in two steps: Configure records the layer, Pack creates the XNNPACK
@@ -26,7 +27,7 @@
 
 namespace edgemt {
 
-// Scratch for the int8 path: the quantized input rows and their parameters.
+// Scratch for the int8 and int4 paths: the quantized input rows and their parameters.
 struct LinearScratch {
   int8_t* input = nullptr;                    // [rows, in] (+ XNN_EXTRA_BYTES)
   xnn_quantization_params* params = nullptr;  // [rows + XNN_EXTRA_QUANTIZATION_PARAMS]
@@ -45,8 +46,9 @@ class LinearOp {
   // `name` (a string literal) labels errors.
   void Configure(const LinearView& view, bool fuse_relu, const char* name);
   // Layers with the same input width, their outputs side by side in one row
-  // (part 0's columns first). They run in int8 when all are int8; otherwise
-  // the int8 ones are widened to float and all run in float.
+  // (part 0's columns first). They run in int8 when all are int8, in int4
+  // when all are int4 with one block size; otherwise the quantized ones are
+  // widened to float and all run in float.
   void Configure(std::initializer_list<LinearView> parts, const char* name);
   // Creates the operators, their packed weights in `store` (null: owned by
   // the operator); call once, after Configure.
@@ -62,7 +64,9 @@ class LinearOp {
 
   int in_features() const { return in_features_; }
   int out_features() const { return out_features_; }
-  bool is_int8() const { return int8_; }
+  // The type the operator runs in.
+  WeightType kind() const { return kind_; }
+  bool quantizes_input() const { return kind_ != WeightType::kFloat32; }
   // The layers this operator computes (one unless fused).
   const std::vector<LinearView>& parts() const { return parts_; }
   // Bytes of weights it reads from the model file.
@@ -73,11 +77,13 @@ class LinearOp {
   // already did: a decoder step runs every layer with the same rows, and
   // XNNPACK keeps the shape between calls (only the pointers change).
   xnn_status Reshape(size_t rows, pthreadpool_t threads) const;
-  // Creates op_ from these weights (XNNPACK reads them only to pack).
-  xnn_status Create(const void* weight, const float* scales, const float* bias, xnn_weights_cache_t cache);
+  // Creates op_ from these weights (XNNPACK reads them only to pack): float
+  // or int8 elements with `scales` (int8), or int4 nibbles with `block_scales`.
+  xnn_status Create(const void* weight, const float* scales, const uint16_t* block_scales, const float* bias,
+                    xnn_weights_cache_t cache);
 
   xnn_operator_t op_ = nullptr;
-  xnn_operator_t quantize_op_ = nullptr;  // int8: float input rows to qd8
+  xnn_operator_t quantize_op_ = nullptr;  // int8, int4: float input rows to qd8
   mutable size_t reshaped_rows_ = 0;      // 0: not reshaped yet
   mutable pthreadpool_t reshaped_threads_ = nullptr;
   std::vector<LinearView> parts_;
@@ -85,7 +91,8 @@ class LinearOp {
   bool fuse_relu_ = false;
   int in_features_ = 0;
   int out_features_ = 0;
-  bool int8_ = false;
+  int block_size_ = 0;  // int4
+  WeightType kind_ = WeightType::kFloat32;
 };
 
 // Whether any of `linears` run over `rows` rows uses the pool.

@@ -1,0 +1,176 @@
+"""Which Linears of an int4 file are int4 (docs/int4.md).
+
+Each Linear's int4 error is measured on the model's own activations: the
+float model greedily translates a fixed set of synthetic sources (random
+token ids, the same for every conversion), every Linear's inputs along the
+way are kept, and the int4 and int8 simulations of the layer are compared
+with its float output on them. A layer whose int4 output error exceeds
+OUTPUT_ERROR_LIMIT stays int8, together with the layers the runtime fuses
+with it (an attention's query, key and value; cross-attention's key and
+value), since a fused product runs in one type. So does a layer whose input
+width no block size divides. Embeddings are int8 in every int4 file.
+"""
+from dataclasses import dataclass
+from typing import Dict, List, Optional
+
+import numpy as np
+import torch
+
+from .decode import greedy
+from .int8_model import linear_names
+from .quant import Int8Linear, quantize_tensor
+from .quant_int4 import BLOCK_MULTIPLE, Int4Linear, quantize_blocks
+from . import model_ir as ir
+from .reference_model import ReferenceModel
+
+# Inputs per scale. Chosen by measurement (docs/int4.md, "Block size"):
+# on Multi30k 128 loses no more accuracy than 32 or 64 does, and XNNPACK's
+# x86 kernels run 32 slower than int8 and 128 1.2-1.3x faster.
+DEFAULT_BLOCK = 128
+
+# Relative RMS error of a layer's int4 output against its float output above
+# which the layer stays int8 (docs/int4.md, "Layers kept in int8").
+OUTPUT_ERROR_LIMIT = 0.10
+
+SAMPLE_SENTENCES = 32
+SAMPLE_SEED = 20241108
+MAX_ROWS = 4096               # inputs kept per layer
+
+
+@dataclass
+class LayerError:
+    name: str
+    block: int                          # 0: no block size fits its input width
+    int4_error: Optional[float]         # relative RMS output error of int4 (None: not measured)
+    int8_error: Optional[float]
+    kept_int8: bool = False
+    reason: str = ""
+
+
+@dataclass
+class Int4Plan:
+    int4: Dict[str, int]                # Linear name -> block size
+    layers: List[LayerError]
+    sample: str                         # what the errors were measured on
+
+
+def fused_groups(model):
+    """Names of the Linears the runtime computes as one product, one list per
+    product (every other Linear alone), in named_linears order."""
+    names = linear_names(model)
+    groups, seen = [], set()
+    for name in names:
+        if name in seen:
+            continue
+        prefix, _, part = name.rpartition(".")
+        if prefix.endswith("self_attention") and part in ("query", "key", "value"):
+            group = [prefix + "." + p for p in ("query", "key", "value")]
+        elif prefix.endswith("cross_attention") and part in ("key", "value"):
+            group = [prefix + "." + p for p in ("key", "value")]
+        else:
+            group = [name]
+        groups.append(group)
+        seen.update(group)
+    return groups
+
+
+def block_for(cols, block):
+    """The largest multiple of 32 at most `block` that divides cols (0: none)."""
+    for b in range(block - block % BLOCK_MULTIPLE, 0, -BLOCK_MULTIPLE):
+        if cols % b == 0:
+            return b
+    return 0
+
+
+def sample_sources(model):
+    """Synthetic sources: random ids (no special tokens), 8-24 tokens and </s>."""
+    c = model.config
+    special = {c.pad_id, c.unk_id, c.bos_id, c.eos_id}
+    pool = np.array([i for i in range(c.source_vocab_size) if i not in special])
+    rng = np.random.default_rng(SAMPLE_SEED)
+    longest = max(1, min(24, c.max_positions - 1))
+    sources = []
+    for _ in range(SAMPLE_SENTENCES):
+        n = int(rng.integers(min(8, longest), longest + 1))
+        sources.append([int(i) for i in rng.choice(pool, size=n)] + [c.eos_id])
+    return sources
+
+
+class _Recorder:
+    """Wraps a Linear op and keeps (a sample of) its input rows."""
+
+    def __init__(self, op):
+        self.op = op
+        self.rows = []
+
+    def __call__(self, x):
+        self.rows.append(x.reshape(-1, x.shape[-1]).detach().clone())
+        return self.op(x)
+
+    def inputs(self):
+        x = torch.cat(self.rows)
+        if x.shape[0] > MAX_ROWS:
+            pick = torch.from_numpy(np.random.default_rng(SAMPLE_SEED).choice(x.shape[0], MAX_ROWS, replace=False))
+            x = x[pick]
+        return x
+
+
+def _relative(y, ref):
+    return float(torch.linalg.norm((y - ref).double()) / max(float(torch.linalg.norm(ref.double())), 1e-30))
+
+
+def record_inputs(model):
+    """{Linear name: its input rows} while the float model translates the sample."""
+    ref = ReferenceModel(model)
+    recorders = {name: _Recorder(op) for name, op in ref.ops.items()}
+    ref.ops.update(recorders)
+    greedy(ref, sample_sources(model), batch_size=SAMPLE_SENTENCES)
+    return {name: r.inputs() for name, r in recorders.items() if r.rows}
+
+
+@torch.no_grad()
+def plan_int4(model, block, keep_float=(), progress=None):
+    """Int4Plan for a float model: every Linear with a weight of its own and
+    not in keep_float is int4 unless its group's error says int8."""
+    inputs = record_inputs(model)
+    relu = model.config.activation == ir.ACT_RELU
+    linears = dict(model.named_linears())
+    ref_ops = ReferenceModel(model).ops
+    errors = {}
+    for name in linear_names(model):
+        if name in keep_float:
+            continue
+        lin = linears[name]
+        b = block_for(lin.weight.shape[1], block)
+        fused_relu = relu and name.endswith("feed_forward.up")
+        x = inputs.get(name)
+        e4 = e8 = None
+        if x is not None and b:
+            y = ref_ops[name](x)                 # a float op leaves the fused ReLU to the caller
+            if fused_relu:
+                y = torch.clamp(y, min=0.0)
+            w4 = ir.Tensor(*quantize_blocks(lin.weight.data, b), block_size=b)
+            e4 = _relative(Int4Linear(w4, lin.bias, fused_relu)(x), y)
+            e8 = _relative(Int8Linear(quantize_tensor(lin.weight), lin.bias, fused_relu)(x), y)
+        errors[name] = LayerError(name, b, e4, e8)
+        if progress:
+            progress(1)
+    for group in fused_groups(model):
+        members = [errors[n] for n in group if n in errors]
+        if not members:
+            continue
+        if any(m.block == 0 for m in members):
+            reason = "no block size divides the input width"
+        elif any(m.int4_error is not None and m.int4_error > OUTPUT_ERROR_LIMIT for m in members):
+            reason = "int4 output error above %.0f%%" % (100 * OUTPUT_ERROR_LIMIT)
+        elif len(members) < len(group):
+            reason = "fused with a layer kept in float32"
+        else:
+            continue
+        for m in members:
+            m.kept_int8, m.reason = True, reason
+    layers = [errors[n] for n in linear_names(model) if n in errors]
+    int4 = {m.name: m.block for m in layers if not m.kept_int8}
+    sample = "%d synthetic sources (random ids, seed %d) and the float model's greedy translations" % (
+        SAMPLE_SENTENCES, SAMPLE_SEED)
+    return Int4Plan(int4=int4, layers=layers, sample=sample)

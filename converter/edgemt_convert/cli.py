@@ -31,7 +31,7 @@ def parser():
     p.add_argument("--out", required=True, help="output .edgemt file")
     p.add_argument("--dtype", choices=("int8", "int4", "float32"), default="int8", help="weights (default: int8)")
     p.add_argument("--block-size", metavar="N", type=int,
-                   help="int4: inputs per scale, a multiple of 32 (default: 128, docs/int4.md)")
+                   help="int4: inputs per scale, a multiple of 32 (default: 256, docs/int4.md)")
     p.add_argument("--keep-float", metavar="none|NAMES", default="none",
                    help="Linears whose weight stays float32 in an int8 or int4 file: 'none' (default) or "
                         "comma-separated names as in the summary")

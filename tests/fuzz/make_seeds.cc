@@ -1,5 +1,5 @@
 // Writes the fuzzer's seed corpus: small valid model files (float32 and
-// int8, every norm, activation and position variant) made with
+// int8, every norm, activation and position variant; one int4) made with
 // tests/support/test_model.cc. Usage: edgemt-fuzz-seeds DIRECTORY
 #include <cstdio>
 #include <string>
@@ -61,6 +61,12 @@ int main(int argc, char** argv) {
     };
     seeds.emplace_back(dtype + "-silu-halves-shared", shared);
   }
+  // int4 blocks are at least 32 inputs wide: the smallest int4 model.
+  TestModelSpec int4 = Tiny(false);
+  int4.d_model = 32;
+  int4.d_ff = 32;
+  int4.int4_block = 32;
+  seeds.emplace_back("int4-postln-relu", int4);
   for (const auto& [name, spec] : seeds) {
     const std::string path = dir + "/" + name + ".edgemt";
     if (!Write(path, edgemt::testing::BuildTestModelFile(spec))) {

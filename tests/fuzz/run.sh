@@ -7,8 +7,8 @@
 #   FUZZ_SECONDS=600 FUZZ_CACHE_SECONDS=120 tests/fuzz/run.sh
 #
 # Builds build-fuzz/ with clang-14 and -fsanitize=fuzzer-no-link,address,undefined
-# for all of EdgeMT's code, writes the seed corpus (small valid float32 and
-# int8 models) and runs fuzz_model_loader on build-fuzz/corpus (kept between
+# for all of EdgeMT's code, writes the seed corpus (small valid float32,
+# int8 and int4 models) and runs fuzz_model_loader on build-fuzz/corpus (kept between
 # runs) plus tests/fuzz/regressions. A finding is saved as
 # build-fuzz/artifacts/TARGET-crash-*: reproduce it with
 #   build-fuzz/bin/TARGET build-fuzz/artifacts/TARGET-crash-...

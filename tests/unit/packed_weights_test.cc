@@ -148,14 +148,28 @@ std::string CachePath(const Model& model, const std::string& dir) {
 
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
+// float32, int8 and int4 test models (int4 blocks need 32 inputs or more).
+enum class Kind { kFloat32, kInt8, kInt4 };
+const Kind kKinds[] = {Kind::kFloat32, Kind::kInt8, Kind::kInt4};
+
+TestModelSpec SpecOf(Kind kind) {
+  TestModelSpec spec;
+  spec.int8 = kind == Kind::kInt8;
+  if (kind == Kind::kInt4) {
+    spec.int4_block = 32;
+    spec.d_model = 32;
+    spec.d_ff = 64;
+  }
+  return spec;
+}
+
 }  // namespace
 
 TEST_CASE("the translators of one model share one packed copy of its weights") {
-  for (bool int8 : {false, true}) {
-    CAPTURE(int8);
-    TestModelSpec spec;
-    spec.int8 = int8;
-    spec.tied_output = int8;
+  for (Kind kind : kKinds) {
+    CAPTURE(static_cast<int>(kind));
+    TestModelSpec spec = SpecOf(kind);
+    spec.tied_output = kind != Kind::kFloat32;
     auto test = LoadTestModel(spec);
     PackedWeights& packed = test.model->packed_weights();
     auto first = Create(test.model);
@@ -205,11 +219,10 @@ TEST_CASE("translators created on several threads at once pack each layer once")
 }
 
 TEST_CASE("a packed-cache file gives bit-identical results and skips packing") {
-  for (bool int8 : {false, true}) {
-    CAPTURE(int8);
+  for (Kind kind : kKinds) {
+    CAPTURE(static_cast<int>(kind));
     TempDir temp;
-    TestModelSpec spec;
-    spec.int8 = int8;
+    const TestModelSpec spec = SpecOf(kind);
     const std::string model_path = temp.path() + "/model.edgemt";
     WriteFile(model_path, BuildTestModelFile(spec));
     const std::string cache_dir = temp.path() + "/cache";  // created by the first translator

@@ -1,4 +1,4 @@
-"""edgemt-reference: greedy decoding with the PyTorch reference model.
+"""edgemt-reference: greedy decoding or beam search with the PyTorch reference model.
 
 --checkpoint DIR runs the float model of a checkpoint; --model FILE runs a
 .edgemt file as the runtime does: float32 files in float, int8 files with the
@@ -12,7 +12,11 @@ included; an empty line is just </s>; longer than max_positions is cut), or
 --input FILE, text lines tokenized with the model's SentencePiece model
 (spm ids cut to max_positions - 1, then </s>).
 Output (stdout): one line per input line, the produced ids without <s> and
-</s> (--text: detokenized text instead).
+</s> (--text: detokenized text instead). --beam-size N (beam.py, the rule of
+runtime/include/edgemt/translator.h) with --n-best K prints K lines per
+input line, "INDEX ||| OUTPUT ||| SCORE" (INDEX counts input lines from 0;
+SCORE is the normalized score, %.9g); --scores prefixes each single line
+with its score and a tab.
 --dump-npz F --dump-count K: for the first K inputs, s{i}_src_ids [S],
 s{i}_encoder_out [S, d], s{i}_logits [steps, V] (the last position's logits
 at each step, the step that produced </s> included; int8 files: the float
@@ -40,6 +44,10 @@ def parser():
     p.add_argument("--text", action="store_true", help="print detokenized text instead of ids")
     p.add_argument("--max-length", type=int, metavar="N", help="exactly N decoding steps at most (default: min(2S+10, max_positions))")
     p.add_argument("--min-length", type=int, default=0, metavar="N", help="no </s> before N tokens")
+    p.add_argument("--beam-size", type=int, default=1, metavar="N", help="1: greedy (default)")
+    p.add_argument("--length-penalty", type=float, default=1.0, metavar="A", help="beam search: score / length^A")
+    p.add_argument("--n-best", type=int, default=0, metavar="K", help="K hypotheses per input (beam search)")
+    p.add_argument("--scores", action="store_true", help="prefix each line with its score and a tab")
     p.add_argument("--dump-npz", metavar="FILE", help="write encoder outputs and step logits of the first inputs")
     p.add_argument("--dump-count", type=int, default=3, metavar="K")
     p.add_argument("--batch-size", type=int, default=32)
@@ -88,12 +96,30 @@ def _read_inputs(args, model, sp):
     return out
 
 
+def _print_hypotheses(ref, sources, args, sp):
+    from .beam import beam_search
+    n = max(1, args.n_best)
+    for index, source in enumerate(sources):
+        hyps = beam_search(ref, source, args.beam_size, length_penalty=args.length_penalty, num_hypotheses=n,
+                           max_length=args.max_length, min_length=args.min_length)
+        for h in hyps:
+            out = sp.decode(h.ids) if args.text else " ".join(map(str, h.ids))
+            if args.n_best:
+                sys.stdout.write("%d ||| %s ||| %.9g\n" % (index, out, h.score))
+            else:
+                sys.stdout.write("%.9g\t%s\n" % (h.score, out))
+
+
 def main(argv=None):
     args = parser().parse_args(argv)
-    for name in ("max_length", "min_length", "batch_size", "threads", "dump_count"):
+    for name in ("max_length", "min_length", "batch_size", "threads", "dump_count", "beam_size", "n_best"):
         v = getattr(args, name)
-        if v is not None and v < (1 if name in ("max_length", "batch_size", "threads") else 0):
+        if v is not None and v < (1 if name in ("max_length", "batch_size", "threads", "beam_size") else 0):
             parser().error("--%s is out of range" % name.replace("_", "-"))
+    if args.n_best > args.beam_size:
+        parser().error("--n-best must be at most --beam-size")
+    if (args.n_best or args.scores or args.beam_size > 1) and args.dump_npz:
+        parser().error("--dump-npz is for greedy decoding without scores")
     try:
         import torch
         torch.set_num_threads(args.threads)
@@ -107,6 +133,9 @@ def main(argv=None):
                 raise ConversionError("the model has no tokenizer: use --input-ids and ids output")
             sp = load_processor(model.tokenizer.source_model)
         sources = _read_inputs(args, model, sp)
+        if args.beam_size > 1 or args.n_best or args.scores:
+            _print_hypotheses(ReferenceModel(model), sources, args, sp)
+            return 0
         record = args.dump_count if args.dump_npz else 0
         outputs, records = greedy(ReferenceModel(model), sources, max_length=args.max_length,
                                   min_length=args.min_length, batch_size=args.batch_size, record=record)

@@ -73,6 +73,7 @@ Result<std::unique_ptr<LineTranslator>> LineTranslator::Create(const Options& op
   translator_options.num_threads = options.threads;
   translator_options.max_source_length = options.max_source_length;
   translator_options.max_target_length = options.max_length;
+  translator_options.max_beam_size = options.beam_size;
   translator_options.packed_cache_dir = options.packed_cache_dir;
   auto translator = Translator::Create(self->model_, translator_options);
   if (!translator.ok()) return translator.status();
@@ -132,17 +133,48 @@ Status LineTranslator::OutputLine(const TokenIds& ids, std::string* line) const 
 #endif
 }
 
+std::string LineTranslator::Empty(size_t index, bool failed) const {
+  const std::string score = failed ? "-inf" : "0";
+  if (options_.n_best == 0) return options_.scores ? score + "\t" : std::string();
+  std::string out;
+  for (int k = 0; k < options_.n_best; ++k) out += (k ? "\n" : "") + std::to_string(index) + " |||  ||| " + score;
+  return out;
+}
+
+std::string LineTranslator::Format(size_t index, const Hypothesis* hypotheses, size_t count,
+                                   size_t line_number) const {
+  std::string out;
+  for (size_t k = 0; k < count; ++k) {
+    std::string text;
+    const Status status = OutputLine(hypotheses[k].ids, &text);
+    if (!status.ok()) {
+      Warn(line_number, status.message());
+      text.clear();
+    }
+    char score[32];
+    std::snprintf(score, sizeof(score), "%.9g", static_cast<double>(hypotheses[k].score));
+    if (options_.n_best > 0) {
+      out += (k ? "\n" : "") + std::to_string(index) + " ||| " + text + " ||| " + score;
+    } else {
+      out = options_.scores ? std::string(score) + "\t" + text : text;
+    }
+  }
+  return out;
+}
+
 void LineTranslator::TranslateLines(const std::vector<std::string>& lines, size_t first_line,
                                     std::vector<std::string>* outputs) {
   outputs->assign(lines.size(), std::string());
   std::vector<std::vector<int32_t>> sources;
   std::vector<size_t> line_of_source;
   for (size_t i = 0; i < lines.size(); ++i) {
+    (*outputs)[i] = Empty(first_line + i - 1, /*failed=*/false);
     if (IsBlank(lines[i])) continue;
     std::vector<int32_t> ids;
     const Status status = SourceIds(lines[i], first_line + i, &ids);
     if (!status.ok()) {
       Warn(first_line + i, status.message());
+      (*outputs)[i] = Empty(first_line + i - 1, /*failed=*/true);
       continue;
     }
     if (ids.empty()) continue;
@@ -151,32 +183,42 @@ void LineTranslator::TranslateLines(const std::vector<std::string>& lines, size_
   }
   if (sources.empty()) return;
 
-  std::vector<TokenIds> inputs(sources.size()), results(sources.size());
+  const size_t per_source = options_.n_best > 0 ? static_cast<size_t>(options_.n_best) : 1;
+  std::vector<TokenIds> inputs(sources.size());
+  std::vector<Hypothesis> results(sources.size() * per_source);
   for (size_t s = 0; s < sources.size(); ++s) inputs[s] = TokenIds{sources[s].data(), sources[s].size()};
   DecodeOptions decode;
   decode.max_length = options_.max_length;
   decode.min_length = options_.min_length;
-  auto emit = [&](size_t s, const TokenIds& result) {
+  decode.beam_size = options_.beam_size;
+  decode.length_penalty = options_.length_penalty;
+  decode.num_hypotheses = static_cast<int>(per_source);
+  auto emit = [&](size_t s, const Hypothesis* hypotheses) {
     const size_t line = line_of_source[s];
-    const Status status = OutputLine(result, &(*outputs)[line]);
-    if (!status.ok()) {
-      (*outputs)[line].clear();
-      Warn(first_line + line, status.message());
-    }
+    (*outputs)[line] = Format(first_line + line - 1, hypotheses, per_source, first_line + line);
   };
-  Status status = translator_->Translate(inputs.data(), inputs.size(), results.data(), decode);
+  // Scores cost a pass over the vocabulary per greedy step: only when printed.
+  const bool want_scores = options_.scores || options_.n_best > 0;
+  auto translate = [&](const TokenIds* in, size_t n, Hypothesis* out) -> Status {
+    if (want_scores) return translator_->Translate(in, n, out, decode);
+    std::vector<TokenIds> ids(n);
+    const Status result = translator_->Translate(in, n, ids.data(), decode);
+    for (size_t i = 0; i < n; ++i) out[i].ids = ids[i];
+    return result;
+  };
+  Status status = translate(inputs.data(), inputs.size(), results.data());
   if (status.ok()) {
-    for (size_t s = 0; s < sources.size(); ++s) emit(s, results[s]);
+    for (size_t s = 0; s < sources.size(); ++s) emit(s, &results[s * per_source]);
     return;
   }
   // One sentence spoiled the batch: translate them one by one so that only it is lost.
   for (size_t s = 0; s < sources.size(); ++s) {
-    TokenIds result;
-    status = translator_->Translate(&inputs[s], 1, &result, decode);
+    status = translate(&inputs[s], 1, results.data());
     if (status.ok()) {
-      emit(s, result);
+      emit(s, results.data());
     } else {
       Warn(first_line + line_of_source[s], status.message());
+      (*outputs)[line_of_source[s]] = Empty(first_line + line_of_source[s] - 1, /*failed=*/true);
     }
   }
 }

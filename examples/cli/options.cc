@@ -26,6 +26,11 @@ const char* Usage() {
          "  --batch-size N          sentences translated together (default 1)\n"
          "  --max-length N          at most N output tokens (default: 2 * source length + 10)\n"
          "  --min-length N          no </s> before N output tokens (default 0)\n"
+         "  --beam-size N           beam search with N hypotheses (default 1: greedy)\n"
+         "  --length-penalty A      rank finished hypotheses by score / length^A (default 1)\n"
+         "  --n-best N              N lines per input line, 'INDEX ||| TRANSLATION ||| SCORE'\n"
+         "                          (INDEX counts input lines from 0; N at most --beam-size)\n"
+         "  --scores                prefix each output line with its score and a tab\n"
          "  --max-source-length N   longest source in tokens, </s> included (default: the model's)\n"
          "  --long-input MODE       truncate (default, with a warning) or error: what to do with\n"
          "                          a source longer than --max-source-length\n"
@@ -69,6 +74,22 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
       if (!count(1, 65536, &options->max_length)) return false;
     } else if (arg == "--min-length") {
       if (!count(0, 65536, &options->min_length)) return false;
+    } else if (arg == "--beam-size") {
+      if (!count(1, 256, &options->beam_size)) return false;
+    } else if (arg == "--n-best") {
+      if (!count(1, 256, &options->n_best)) return false;
+    } else if (arg == "--length-penalty") {
+      if (!value(&text)) return false;
+      errno = 0;
+      char* end = nullptr;
+      const double penalty = std::strtod(text, &end);
+      if (errno != 0 || end == text || *end != '\0' || !(penalty >= -100.0 && penalty <= 100.0)) {
+        *error = "--length-penalty needs a number from -100 to 100, not '" + std::string(text) + "'";
+        return false;
+      }
+      options->length_penalty = static_cast<float>(penalty);
+    } else if (arg == "--scores") {
+      options->scores = true;
     } else if (arg == "--max-source-length") {
       if (!count(1, 65536, &options->max_source_length)) return false;
     } else if (arg == "--long-input") {
@@ -101,6 +122,11 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
   }
   if (!options->show_help && options->model_path.empty()) {
     *error = "--model is required";
+    return false;
+  }
+  if (options->n_best > options->beam_size) {
+    *error = "--n-best " + std::to_string(options->n_best) + " is more than --beam-size " +
+             std::to_string(options->beam_size);
     return false;
   }
   return true;

@@ -13,6 +13,10 @@ struct Options {
   int batch_size = 1;
   int max_length = 0;  // 0: the reference rule, min(2 * source + 10, model positions)
   int min_length = 0;
+  int beam_size = 1;          // 1: greedy
+  float length_penalty = 1.0f;
+  int n_best = 0;             // 0: one line per input line; N: N lines "INDEX ||| TRANSLATION ||| SCORE"
+  bool scores = false;        // prefix each line with its score and a tab
   int max_source_length = 0;  // 0: the model's positions
   std::string packed_cache_dir;  // empty: no packed-cache file
   bool input_ids = false;

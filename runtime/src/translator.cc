@@ -6,12 +6,16 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstring>
+#include <limits>
 #include <mutex>
 #include <new>
 #include <string>
 #include <vector>
 
 #include "arena.h"
+#include "decoding/beam_search.h"
 #include "decoding/next_token.h"
 #include "layers/decoder.h"
 #include "layers/encoder.h"
@@ -39,6 +43,8 @@ Status ResolveOptions(const ModelConfig& config, TranslatorOptions* options) {
   if (options->max_target_length < 1 || options->max_target_length > config.max_positions)
     return InvalidArgument("max_target_length must be 1.." + std::to_string(config.max_positions) +
                            " (the model's positions), not " + std::to_string(options->max_target_length));
+  if (options->max_beam_size < 1 || options->max_beam_size > 256)
+    return InvalidArgument("max_beam_size must be 1..256, not " + std::to_string(options->max_beam_size));
   if (options->num_threads < 0 || options->num_threads > 256)
     return InvalidArgument("num_threads must be 0..256, not " + std::to_string(options->num_threads));
   if (options->num_threads == 0) {
@@ -50,7 +56,7 @@ Status ResolveOptions(const ModelConfig& config, TranslatorOptions* options) {
 
 Limits LimitsOf(const TranslatorOptions& options) {
   return Limits{static_cast<size_t>(options.max_batch_size), static_cast<size_t>(options.max_source_length),
-                static_cast<size_t>(options.max_target_length)};
+                static_cast<size_t>(options.max_target_length), static_cast<size_t>(options.max_beam_size)};
 }
 
 double MillisecondsSince(std::chrono::steady_clock::time_point start) {
@@ -143,7 +149,7 @@ struct Translator::Impl {
     }
     const auto start = std::chrono::steady_clock::now();
     EDGEMT_RETURN_IF_ERROR(
-        decoder.Step(tokens, batch_count, next_step, batch_length, workspace, context()));
+        decoder.Step(tokens, batch_count, /*per_source=*/1, next_step, batch_length, workspace, context()));
     ++next_step;
     if (options.profile) {
       profile.decoder_ms += MillisecondsSince(start);
@@ -152,16 +158,41 @@ struct Translator::Impl {
     return Status::Ok();
   }
 
-  Status Translate(const TokenIds* sources, size_t count, TokenIds* outputs, const DecodeOptions& decode) {
-    if (outputs == nullptr) return InvalidArgument("outputs must not be null");
+  Status CheckDecodeOptions(const DecodeOptions& decode) const {
     if (decode.max_length < 0 || static_cast<size_t>(decode.max_length) > limits.target)
       return InvalidArgument("max_length " + std::to_string(decode.max_length) +
                              " is outside the translator's max_target_length " + std::to_string(limits.target));
     if (decode.min_length < 0) return InvalidArgument("min_length must not be negative");
-    EDGEMT_RETURN_IF_ERROR(Encode(sources, count));
+    if (decode.beam_size < 1 || static_cast<size_t>(decode.beam_size) > limits.beam)
+      return InvalidArgument("beam_size " + std::to_string(decode.beam_size) + " is outside 1..the translator's " +
+                             "max_beam_size " + std::to_string(limits.beam));
+    if (decode.num_hypotheses < 1 || decode.num_hypotheses > decode.beam_size)
+      return InvalidArgument("num_hypotheses " + std::to_string(decode.num_hypotheses) + " is outside 1..beam_size " +
+                             std::to_string(decode.beam_size));
+    if (!std::isfinite(decode.length_penalty)) return InvalidArgument("length_penalty must be a finite number");
+    return Status::Ok();
+  }
 
+  // Decodes and fills `outputs` (the best ids) or `hypotheses` (n-best with scores).
+  Status Translate(const TokenIds* sources, size_t count, TokenIds* outputs, Hypothesis* hypotheses,
+                   const DecodeOptions& decode) {
+    if (outputs == nullptr && hypotheses == nullptr) return InvalidArgument("outputs must not be null");
+    EDGEMT_RETURN_IF_ERROR(CheckDecodeOptions(decode));
+    EDGEMT_RETURN_IF_ERROR(Encode(sources, count));
+    const Status status = decode.beam_size == 1 ? Greedy(sources, count, outputs, hypotheses, decode)
+                                                : BeamSearch(sources, count, outputs, hypotheses, decode);
+    const size_t rows = count * static_cast<size_t>(decode.beam_size);
+    if (decoder.StepRunsInParallel(rows)) ParkWorkers(pool);  // else they are parked already
+    return status;
+  }
+
+  // Beam size 1: the largest logit, the lowest id on ties. workspace.finished
+  // is 2 for a sentence that ended with </s>, 1 at its length limit.
+  Status Greedy(const TokenIds* sources, size_t count, TokenIds* outputs, Hypothesis* hypotheses,
+                const DecodeOptions& decode) {
     const ModelConfig& config = model->config();
     const size_t vocab = static_cast<size_t>(config.target_vocab_size);
+    const size_t scores_stride = limits.target + 1;
     size_t longest = 0;
     for (size_t s = 0; s < count; ++s) {
       workspace.step_tokens[s] = config.decoder_start_id;
@@ -177,10 +208,14 @@ struct Translator::Impl {
         if (workspace.finished[s]) continue;
         const int32_t produced = workspace.output_lengths[s];
         const int32_t banned = produced < decode.min_length ? config.eos_id : -1;
-        const int32_t next = NextToken(workspace.logits + s * vocab, vocab, banned);
+        const float* logits = workspace.logits + s * vocab;
+        const int32_t next = NextToken(logits, vocab, banned);
         workspace.step_tokens[s] = next;
+        if (hypotheses != nullptr)  // only when asked: a pass over the vocabulary
+          workspace.output_log_probs[s * scores_stride + static_cast<size_t>(produced)] =
+              logits[next] - LogSumExp(logits, vocab);
         if (next == config.eos_id) {
-          workspace.finished[s] = 1;
+          workspace.finished[s] = 2;
           continue;
         }
         workspace.output_ids[s * limits.target + static_cast<size_t>(produced)] = next;
@@ -188,17 +223,132 @@ struct Translator::Impl {
         if (static_cast<size_t>(produced + 1) >= StepsFor(sources[s].size, decode)) workspace.finished[s] = 1;
         all_finished = all_finished && workspace.finished[s];
       }
-      if (options.profile) {  // choosing tokens is part of each decoder step
-        const double ms = MillisecondsSince(start);
-        profile.other_ms += ms;
-        profile.decoder_ms += ms;
-      }
+      ChoiceTime(start);
       if (all_finished) break;
     }
-    for (size_t s = 0; s < count; ++s)
-      outputs[s] = TokenIds{workspace.output_ids + s * limits.target, static_cast<size_t>(workspace.output_lengths[s])};
-    if (decoder.StepRunsInParallel(count)) ParkWorkers(pool);  // else they are parked already
+    for (size_t s = 0; s < count; ++s) {
+      const TokenIds ids{workspace.output_ids + s * limits.target, static_cast<size_t>(workspace.output_lengths[s])};
+      if (outputs != nullptr) outputs[s] = ids;
+      if (hypotheses == nullptr) continue;
+      Hypothesis& h = hypotheses[s];
+      h.ids = ids;
+      h.ended_with_eos = workspace.finished[s] == 2;
+      h.token_log_probs = workspace.output_log_probs + s * scores_stride;
+      const size_t length = ids.size + (h.ended_with_eos ? 1 : 0);
+      float sum = 0.0f;
+      for (size_t i = 0; i < length; ++i) sum += h.token_log_probs[i];
+      h.score = length == 0 ? 0.0f : NormalizedScore(sum, length, decode.length_penalty);
+    }
     return Status::Ok();
+  }
+
+  Status BeamSearch(const TokenIds* sources, size_t count, TokenIds* outputs, Hypothesis* hypotheses,
+                    const DecodeOptions& decode) {
+    const ModelConfig& config = model->config();
+    const size_t beam = static_cast<size_t>(decode.beam_size);
+    const size_t vocab = static_cast<size_t>(config.target_vocab_size);
+    BeamBuffers& b = workspace.beams;
+    BeamRule rule;
+    rule.beam = beam;
+    rule.vocab = vocab;
+    rule.eos_id = config.eos_id;
+    rule.banned[0] = config.pad_id;
+    rule.banned[1] = config.unk_id;
+    rule.banned[2] = config.bos_id;
+    rule.length_penalty = decode.length_penalty;
+    size_t longest = 0;
+    for (size_t s = 0; s < count; ++s) {
+      workspace.live[s] = 1;  // the first step continues <s> only
+      workspace.finished[s] = 0;
+      b.finished_count[s] = 0;
+      b.cumulative[s * beam] = 0.0f;
+      for (size_t r = 0; r < beam; ++r) workspace.step_tokens[s * beam + r] = config.decoder_start_id;
+      longest = std::max(longest, StepsFor(sources[s].size, decode));
+    }
+    const size_t rows = count * beam;
+    int current = 0;
+    for (size_t step = 0; step < longest; ++step) {
+      if (step >= limits.target)
+        return InvalidArgument("the translator's max_target_length " + std::to_string(limits.target) + " is reached");
+      const auto step_start = std::chrono::steady_clock::now();
+      EDGEMT_RETURN_IF_ERROR(
+          decoder.Step(workspace.step_tokens, rows, beam, step, batch_length, workspace, context()));
+      if (options.profile) {
+        profile.decoder_ms += MillisecondsSince(step_start);
+        ++profile.decoder_steps;
+      }
+      const auto start = std::chrono::steady_clock::now();
+      bool all_finished = true;
+      for (size_t s = 0; s < count; ++s) {
+        if (workspace.finished[s]) continue;
+        const bool eos_allowed = step >= static_cast<size_t>(decode.min_length);
+        const bool last_step = step + 1 >= StepsFor(sources[s].size, decode);
+        const BeamStepResult result =
+            BeamStep(rule, s, workspace.logits + s * beam * vocab, static_cast<size_t>(workspace.live[s]), step,
+                     eos_allowed, last_step, current, &b, workspace.step_tokens + s * beam);
+        workspace.live[s] = static_cast<int32_t>(result.live);
+        if (result.done) {
+          workspace.finished[s] = 1;
+          for (size_t r = 0; r < beam; ++r) workspace.step_tokens[s * beam + r] = config.eos_id;
+          continue;
+        }
+        all_finished = false;
+        FollowParents(s, beam, result.live, step + 1);
+      }
+      current = 1 - current;
+      ChoiceTime(start);
+      if (all_finished) break;
+    }
+    const size_t n = static_cast<size_t>(decode.num_hypotheses);
+    for (size_t s = 0; s < count; ++s) {
+      RankFinished(s, beam, &b);
+      const size_t finished = static_cast<size_t>(b.finished_count[s]);
+      for (size_t k = 0; k < n; ++k) {
+        Hypothesis h;
+        h.score = -std::numeric_limits<float>::infinity();
+        if (k < finished) {
+          const size_t slot = static_cast<size_t>(b.order[s * beam + k]);
+          h.ended_with_eos = b.finished_eos[slot] != 0;
+          h.ids = TokenIds{b.finished_ids + slot * (limits.target + 1),
+                           static_cast<size_t>(b.finished_lengths[slot]) - (h.ended_with_eos ? 1 : 0)};
+          h.token_log_probs = b.finished_log_probs + slot * (limits.target + 1);
+          h.score = b.finished_scores[slot];
+        }
+        if (hypotheses != nullptr) hypotheses[s * n + k] = h;
+        if (outputs != nullptr && k == 0) outputs[s] = h.ids;
+      }
+    }
+    return Status::Ok();
+  }
+
+  // Moves each layer's self-attention cache rows of sentence s so that new
+  // hypothesis r holds its parent's first `positions` keys and values.
+  void FollowParents(size_t s, size_t beam, size_t live, size_t positions) {
+    const BeamBuffers& b = workspace.beams;
+    bool identity = true;
+    for (size_t r = 0; r < live; ++r) identity = identity && b.parent[s * beam + r] == static_cast<int32_t>(r);
+    if (identity) return;
+    const size_t d = static_cast<size_t>(model->config().d_model);
+    const size_t row_floats = limits.target * d;  // a hypothesis's cache row
+    const size_t used = positions * d;
+    for (size_t l = 0; l < workspace.self_keys.size(); ++l) {
+      for (float* cache : {workspace.self_keys[l], workspace.self_values[l]}) {
+        float* sentence = cache + s * beam * row_floats;
+        for (size_t r = 0; r < live; ++r)
+          std::memcpy(workspace.cache_scratch + r * used,
+                      sentence + static_cast<size_t>(b.parent[s * beam + r]) * row_floats, used * sizeof(float));
+        for (size_t r = 0; r < live; ++r)
+          std::memcpy(sentence + r * row_floats, workspace.cache_scratch + r * used, used * sizeof(float));
+      }
+    }
+  }
+
+  // Choosing tokens is part of each decoder step.
+  void ChoiceTime(std::chrono::steady_clock::time_point start) {
+    if (!options.profile) return;
+    const double ms = MillisecondsSince(start);
+    profile.other_ms += ms;
+    profile.decoder_ms += ms;
   }
 
   // Decoder steps for a source of `source_size` ids (the reference's rule).
@@ -318,7 +468,13 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
 }
 
 Status Translator::Translate(const TokenIds* sources, size_t count, TokenIds* outputs, const DecodeOptions& options) {
-  return impl_->Translate(sources, count, outputs, options);
+  if (outputs == nullptr) return InvalidArgument("outputs must not be null");
+  return impl_->Translate(sources, count, outputs, nullptr, options);
+}
+Status Translator::Translate(const TokenIds* sources, size_t count, Hypothesis* hypotheses,
+                             const DecodeOptions& options) {
+  if (hypotheses == nullptr) return InvalidArgument("hypotheses must not be null");
+  return impl_->Translate(sources, count, nullptr, hypotheses, options);
 }
 Status Translator::Encode(const TokenIds* sources, size_t count) { return impl_->Encode(sources, count); }
 Status Translator::DecodeStep(const int32_t* tokens) { return impl_->DecodeStep(tokens); }

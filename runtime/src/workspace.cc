@@ -32,7 +32,8 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
   const size_t vocab = static_cast<size_t>(config.target_vocab_size);
   const size_t layers = static_cast<size_t>(config.decoder_layers);
   const size_t source_rows = limits.batch * limits.source;
-  const size_t cache_rows = limits.batch * limits.target;
+  const size_t rows = limits.batch * limits.beam;  // hypotheses
+  const size_t cache_rows = rows * limits.target;
 
   layout->Add(&memory, source_rows * d);
   cross_kv.assign(layers, nullptr);
@@ -46,17 +47,39 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
   layout->Add(&key_mask, source_rows);
   if (config.position_encoding != PositionEncoding::kLearned)
     layout->Add(&positions, std::max(limits.source, limits.target) * d);
-  layout->Add(&logits, limits.batch * vocab);
-  layout->Add(&output_ids, cache_rows);
-  layout->Add(&step_tokens, limits.batch);
+  layout->Add(&logits, rows * vocab);
+  layout->Add(&output_ids, limits.batch * limits.target);
+  layout->Add(&output_log_probs, limits.batch * (limits.target + 1));
+  layout->Add(&step_tokens, rows);
   layout->Add(&output_lengths, limits.batch);
   layout->Add(&finished, limits.batch);
+  if (limits.beam > 1) {
+    const size_t t = limits.target;
+    layout->Add(&live, limits.batch);
+    layout->Add(&cache_scratch, limits.beam * t * d);
+    beams.max_length = t;
+    layout->Add(&beams.cumulative, rows);
+    layout->Add(&beams.parent, rows);
+    for (int i = 0; i < 2; ++i) {
+      layout->Add(&beams.ids[i], rows * t);
+      layout->Add(&beams.log_probs[i], rows * t);
+    }
+    layout->Add(&beams.candidate_scores, 2 * limits.beam);
+    layout->Add(&beams.candidate_rows, 2 * limits.beam);
+    layout->Add(&beams.candidate_tokens, 2 * limits.beam);
+    layout->Add(&beams.finished_ids, rows * (t + 1));
+    layout->Add(&beams.finished_log_probs, rows * (t + 1));
+    layout->Add(&beams.finished_lengths, rows);
+    layout->Add(&beams.finished_eos, rows);
+    layout->Add(&beams.finished_scores, rows);
+    layout->Add(&beams.finished_count, limits.batch);
+    layout->Add(&beams.order, rows);
+  }
 
   layout->BeginPhase();
   PlanStack(source_rows, d, d_ff, limits.source, /*cross_attention=*/false, int8, &encoder, layout);
   layout->BeginPhase();
-  PlanStack(limits.batch, d, d_ff, std::max(limits.source, limits.target), /*cross_attention=*/true, int8, &decoder,
-            layout);
+  PlanStack(rows, d, d_ff, std::max(limits.source, limits.target), /*cross_attention=*/true, int8, &decoder, layout);
 }
 
 }  // namespace edgemt

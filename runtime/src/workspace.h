@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "arena.h"
+#include "decoding/beam_search.h"
 #include "edgemt/model.h"
 
 namespace edgemt {
@@ -17,6 +18,7 @@ struct Limits {
   size_t batch = 1;
   size_t source = 1;  // longest source, </s> included
   size_t target = 1;  // most output ids (= decoder steps)
+  size_t beam = 1;    // hypotheses per sentence
 };
 
 // Buffers of one stack (encoder or decoder) for `rows` rows at a time.
@@ -37,18 +39,22 @@ struct Workspace {
   // Persistent for a whole translation.
   float* memory = nullptr;            // [batch * source, d] encoder output
   std::vector<float*> cross_kv;       // per decoder layer [batch * source, 2d]: keys, values
-  std::vector<float*> self_keys;      // per decoder layer [batch, target, d]
+  std::vector<float*> self_keys;      // per decoder layer [batch * beam, target, d]
   std::vector<float*> self_values;
   uint8_t* key_mask = nullptr;        // [batch * source] 1 = a real source token
   float* positions = nullptr;         // [max(source, target), d] sinusoidal table
-  float* logits = nullptr;            // [batch, target_vocab]
+  float* logits = nullptr;            // [batch * beam, target_vocab]
   int32_t* output_ids = nullptr;      // [batch, target]
-  int32_t* step_tokens = nullptr;     // [batch] the tokens the next decoder step reads
+  float* output_log_probs = nullptr;  // [batch, target + 1] greedy scores (with </s>)
+  int32_t* step_tokens = nullptr;     // [batch * beam] the tokens the next decoder step reads
   int32_t* output_lengths = nullptr;  // [batch]
   uint8_t* finished = nullptr;        // [batch]
+  int32_t* live = nullptr;            // [batch] beam search: alive hypotheses per sentence
+  float* cache_scratch = nullptr;     // [beam, target, d] beam search: a sentence's cache rows, reordered
+  BeamBuffers beams;                  // beam search only (beam > 1)
   // Phase buffers: the encoder's are dead once decoding starts.
   StackBuffers encoder;  // rows = batch * source
-  StackBuffers decoder;  // rows = batch
+  StackBuffers decoder;  // rows = batch * beam
 
   // Plans every buffer above into `layout`; Bind the layout to fill them.
   void Plan(const ModelConfig& config, bool int8, const Limits& limits, ArenaLayout* layout);

@@ -4,7 +4,7 @@
 //   edgemt-bench --model FILE (--input-ids FILE | --input FILE)
 //                [--threads N] [--batch-size N] [--min-length N] [--max-length N]
 //                [--repeat N] [--limit N] [--output FILE] [--profile-passes N]
-//                [--packed-cache DIR] [--translators N]
+//                [--packed-cache DIR] [--translators N] [--beam-size N]
 //
 // Each repetition translates every source (after one untimed warm-up pass),
 // in batches of --batch-size; per-sentence figures are a pass's time divided
@@ -72,6 +72,7 @@ int Fail(const std::string& message) {
 struct Args {
   std::string model, input_ids, input_text, output, packed_cache;
   int translators = 1;
+  int beam = 1;
   int threads = 1, batch = 1, min_length = 0, max_length = 0, repeat = 3, limit = 0, profile_passes = 1;
 };
 
@@ -93,10 +94,11 @@ bool Parse(int argc, char** argv, Args* args) {
     else if (a == "--profile-passes") args->profile_passes = std::atoi(v);
     else if (a == "--packed-cache") args->packed_cache = v;
     else if (a == "--translators") args->translators = std::atoi(v);
+    else if (a == "--beam-size") args->beam = std::atoi(v);
     else return false;
   }
   return !args->model.empty() && (args->input_ids.empty() != args->input_text.empty()) && args->threads >= 1 &&
-         args->batch >= 1 && args->repeat >= 1 && args->profile_passes >= 0 && args->translators >= 1;
+         args->batch >= 1 && args->repeat >= 1 && args->profile_passes >= 0 && args->translators >= 1 && args->beam >= 1;
 }
 
 // Peak resident memory of this process image. VmHWM, not getrusage's
@@ -172,11 +174,12 @@ int main(int argc, char** argv) {
   if (!Parse(argc, argv, &args))
     return Fail("usage: edgemt-bench --model FILE (--input-ids FILE | --input FILE) [--threads N] [--batch-size N] "
                 "[--min-length N] [--max-length N] [--repeat N] [--limit N] [--output FILE] [--profile-passes N] "
-                "[--packed-cache DIR] [--translators N]");
+                "[--packed-cache DIR] [--translators N] [--beam-size N]");
 
   edgemt::TranslatorOptions options;
   options.num_threads = args.threads;
   options.max_batch_size = args.batch;
+  options.max_beam_size = args.beam;
   if (args.max_length > 0) options.max_target_length = args.max_length;
   options.packed_cache_dir = args.packed_cache;
 
@@ -244,6 +247,7 @@ int main(int argc, char** argv) {
   edgemt::DecodeOptions decode;
   decode.min_length = args.min_length;
   decode.max_length = args.max_length;
+  decode.beam_size = args.beam;
   const size_t batch = static_cast<size_t>(args.batch);
 
   auto check = [](const edgemt::Status& status) {
@@ -369,13 +373,13 @@ int main(int argc, char** argv) {
       " \"profile\": {\"passes\": %d, \"encoder_per_sentence\": %s,\n"
       "   \"decoder_per_step\": %s},\n"
       " \"allocations_while_translating\": %zu, \"self_peak_rss_kb\": %ld, \"translators\": %d,\n"
-      " \"rss_after_create_kb\": %ld}\n",
+      " \"rss_after_create_kb\": %ld, \"beam_size\": %d}\n",
       args.model.c_str(), model.value()->file_size(), model.value()->is_int8() ? "true" : "false", threads, args.batch,
       sources.size(), args.repeat, load_ms, model_load_ms, packed_cache.c_str(), arena_bytes, tokens, median_pass / n, min_pass / n, Median(sentence_ms),
       static_cast<double>(tokens) / (median_pass / 1000.0), static_cast<double>(tokens) / (min_pass / 1000.0),
       median_encode / n, steps > 0 ? (median_pass - median_encode) / steps : 0.0, steps_per_pass,
       all.xnnpack / profiled_total, all.attention / profiled_total, all.layer_norm / profiled_total,
       all.embedding / profiled_total, all.other / profiled_total, args.profile_passes, encoder_json.c_str(),
-      decoder_json.c_str(), allocations, PeakRssKb(), args.translators, rss_after_create_kb);
+      decoder_json.c_str(), allocations, PeakRssKb(), args.translators, rss_after_create_kb, args.beam);
   return 0;
 }

@@ -1,4 +1,4 @@
-// Greedy translation of token ids with a fixed memory footprint: all
+// Translation of token ids (greedy or beam search) with a fixed memory footprint: all
 // activation memory is planned and allocated (or taken from the caller)
 // when the translator is created, and translating allocates nothing.
 #pragma once
@@ -18,6 +18,9 @@ struct TranslatorOptions {
   int max_batch_size = 1;
   int max_source_length = 0;  // ids, </s> included; 0: the model's max_positions
   int max_target_length = 0;  // output ids; 0: the model's max_positions
+  // The largest DecodeOptions::beam_size allowed: the memory plan holds
+  // max_batch_size x max_beam_size hypotheses.
+  int max_beam_size = 1;
   // Threads for the large matrix products (and for packing the weights in
   // Create); 0: the number of cores cpuinfo reports. Products under 1M
   // multiply-adds stay on the calling thread, and the other threads sleep
@@ -45,12 +48,39 @@ struct DecodeOptions {
   int max_length = 0;
   // </s> is not chosen before this many ids are out (fixed-length benchmarks).
   int min_length = 0;
+  // 1: greedy (the largest logit, the lowest id on ties). 2..max_beam_size:
+  // beam search, as follows. Each step scores every continuation of every
+  // alive hypothesis by its summed log-probability (log-softmax of the float
+  // logits; pad, unk and <s> are never chosen, </s> not before min_length)
+  // and ranks them (higher score first, then the lower beam, then the lower
+  // id). Walking the best 2 x beam_size in that order, a </s> among the
+  // first beam_size finishes its hypothesis, and the first beam_size others
+  // are the next step's hypotheses. A sentence stops when beam_size
+  // hypotheses have finished, or at its length limit (max_length, or the
+  // default above), where the alive ones finish as they are. Finished
+  // hypotheses are ranked by sum / length^length_penalty, the length
+  // counting </s> when the hypothesis ended with it (ties: the one that
+  // finished first).
+  int beam_size = 1;
+  float length_penalty = 1.0f;
+  // Hypotheses returned per sentence (n-best), 1..beam_size.
+  int num_hypotheses = 1;
 };
 
 // A sequence of token ids that the caller (or the translator) owns.
 struct TokenIds {
   const int32_t* data = nullptr;
   size_t size = 0;
+};
+
+// One translation of a sentence, pointing into the translator's memory
+// (valid until its next call).
+struct Hypothesis {
+  TokenIds ids;                           // without <s> and </s>
+  float score = 0.0f;                     // the normalized score it was ranked by (see DecodeOptions)
+  // Per output id, its log-probability, and then </s>'s when it ended with </s>.
+  const float* token_log_probs = nullptr;
+  bool ended_with_eos = false;            // else it stopped at the length limit
 };
 
 // Where time went, summed over calls since the last ResetProfile().
@@ -85,7 +115,11 @@ class Translator {
   // the output ids without <s> and </s>; they point into the translator's
   // memory and stay valid until the next call. A batch gives exactly the
   // outputs of translating its sentences one by one.
+  // With beam_size > 1: the best hypothesis of each sentence.
   Status Translate(const TokenIds* sources, size_t count, TokenIds* outputs, const DecodeOptions& options = {});
+  // n-best with scores: hypotheses[i * num_hypotheses + k] is sentence i's
+  // k-th best. Greedy decoding gives one hypothesis with its scores.
+  Status Translate(const TokenIds* sources, size_t count, Hypothesis* hypotheses, const DecodeOptions& options);
 
   // Lower level, for tests and benchmarks: encode a batch, then run decoder
   // steps feeding one token per sentence; logits(i) is sentence i's last step.

@@ -50,8 +50,8 @@ Status Decoder::PrepareCrossAttention(size_t count, size_t source_length, Worksp
   return Status::Ok();
 }
 
-Status Decoder::Step(const int32_t* tokens, size_t count, size_t step, size_t source_length, Workspace& workspace,
-                     const RunContext& context) const {
+Status Decoder::Step(const int32_t* tokens, size_t count, size_t per_source, size_t step, size_t source_length,
+                     Workspace& workspace, const RunContext& context) const {
   const ModelConfig& config = weights_->config;
   const size_t d = static_cast<size_t>(config.d_model);
   const bool pre_norm = config.norm == NormPlacement::kPreLN;
@@ -115,7 +115,7 @@ Status Decoder::Step(const int32_t* tokens, size_t count, size_t step, size_t so
     {
       ScopedTimer timer(context.profile, TimeCategory::kAttention);
       for (size_t s = 0; s < count; ++s) {
-        const size_t first = s * source_length;
+        const size_t first = (s / per_source) * source_length;
         const float* kv = workspace.cross_kv[l] + first * 2 * d;
         AttendOneQuery(cross_shape, b.q + s * d, kv, kv + d, source_length, workspace.key_mask + first, b.scores,
                        b.context + s * d);

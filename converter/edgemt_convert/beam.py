@@ -1,0 +1,95 @@
+"""Beam search with the PyTorch reference model, written from the rule in
+runtime/include/edgemt/translator.h (DecodeOptions), independently of the
+C++ code, so that the runtime can be checked against it:
+
+  every step, each continuation of each alive hypothesis scores
+      cumulative + (logit - logsumexp(logits))          (float32; the log-sum-exp's sum in float64)
+  pad, unk and <s> are never chosen, </s> not before min_length; candidates
+  rank by score, then beam, then id; of the best 2 * beam, a </s> among the
+  first `beam` finishes its hypothesis and the first `beam` others go on.
+  A sentence stops with `beam` finished hypotheses, or at its length limit
+  (max_steps, as greedy), where the alive ones finish as they are.
+  Finished hypotheses rank by sum / length^penalty (length counting </s>
+  when present), ties by finishing order.
+One sentence at a time (a batch gives the same per-sentence results).
+"""
+from dataclasses import dataclass
+from typing import List
+
+import numpy as np
+import torch
+
+from .decode import max_steps
+
+
+@dataclass
+class Hypothesis:
+    ids: List[int]                 # without </s>
+    token_log_probs: List[float]   # per id, then </s>'s when ended_with_eos
+    score: float                   # sum / length^penalty
+    ended_with_eos: bool
+
+
+def normalized(total, length, penalty):
+    return float(np.float32(total) / np.float32(float(length) ** float(penalty)))
+
+
+@torch.no_grad()
+def beam_search(ref, source, beam, length_penalty=1.0, num_hypotheses=1, max_length=None, min_length=0):
+    """The num_hypotheses best Hypothesis of one source (a list of ids, </s> included)."""
+    cfg = ref.config
+    limit = max_steps(len(source), cfg.max_positions, max_length)
+    banned = {cfg.pad_id, cfg.unk_id, cfg.bos_id}
+    memory, valid = ref.encode([source])
+    state = ref.start_decoder(memory, valid)
+    alive = [([], [], np.float32(0.0))]            # (ids, log-probs, cumulative) per alive hypothesis
+    tokens = [cfg.decoder_start_id]
+    finished = []
+    for step in range(limit):
+        h = ref.decode(state, torch.tensor(tokens, dtype=torch.long)[:, None])[:, -1]
+        logits = ref.project(h).to(torch.float32)
+        vocab = logits.shape[1]
+        # max + float32(log(sum(exp(logit - max)))), the differences in float32, the sum in float64
+        top = logits.max(dim=1, keepdim=True).values
+        lse = top + torch.log(torch.exp((logits - top).double()).sum(dim=1, keepdim=True)).to(torch.float32)
+        log_probs = logits - lse
+        cumulative = torch.tensor([c for _, _, c in alive], dtype=torch.float32)
+        scores = cumulative[:, None] + log_probs
+        allowed = torch.ones(vocab, dtype=torch.bool)
+        for i in banned:
+            allowed[i] = False
+        if step < min_length:
+            allowed[cfg.eos_id] = False
+        flat = scores[:, allowed]
+        index = torch.arange(vocab)[allowed]
+        candidates = []                             # (-score, row, token): sorts as the rule says
+        values, order = torch.sort(flat.reshape(-1), descending=True, stable=True)
+        for value, k in zip(values[:2 * beam].tolist(), order[:2 * beam].tolist()):
+            row, col = divmod(k, flat.shape[1])
+            candidates.append((value, row, int(index[col])))
+        next_alive, parents, next_tokens = [], [], []
+        for rank, (value, row, token) in enumerate(candidates):
+            ids, lps, cum = alive[row]
+            lp = float(np.float32(value) - cum)
+            if token == cfg.eos_id:
+                if rank < beam and len(finished) < beam:
+                    finished.append(Hypothesis(list(ids), lps + [lp], normalized(value, len(ids) + 1, length_penalty),
+                                               True))
+                continue
+            if len(next_alive) < beam:
+                next_alive.append((ids + [token], lps + [lp], np.float32(value)))
+                parents.append(row)
+                next_tokens.append(token)
+        if step + 1 >= limit:
+            for ids, lps, cum in next_alive:
+                if len(finished) < beam:
+                    finished.append(Hypothesis(ids, lps, normalized(cum, len(ids), length_penalty), False))
+            next_alive = []
+        if len(finished) >= beam or not next_alive:
+            break
+        alive, tokens = next_alive, next_tokens
+        state.select(torch.tensor(parents, dtype=torch.long))
+    if not finished:
+        finished.append(Hypothesis([], [], float("-inf"), False))
+    ranked = sorted(range(len(finished)), key=lambda i: (-finished[i].score, i))
+    return [finished[i] for i in ranked[:num_hypotheses]]

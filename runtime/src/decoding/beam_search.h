@@ -1,0 +1,67 @@
+// Beam search bookkeeping (the rule is in edgemt/translator.h, DecodeOptions):
+// choosing each step's surviving hypotheses from the logits of all beams of
+// a sentence, and collecting finished ones. It works on arena buffers only
+// (BeamBuffers) and allocates nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace edgemt {
+
+// Per sentence s and beam b, row r = s * beam + b; T = the most output ids.
+struct BeamBuffers {
+  size_t max_length = 0;           // T
+  float* cumulative = nullptr;     // [rows] summed log-probabilities of the alive hypotheses
+  int32_t* parent = nullptr;       // [rows] the row (within the sentence) each new hypothesis continues
+  int32_t* ids[2] = {};            // [rows, T] the alive hypotheses' ids (double-buffered)
+  float* log_probs[2] = {};        // [rows, T] their log-probabilities
+  float* candidate_scores = nullptr;    // [2 * beam]
+  int32_t* candidate_rows = nullptr;    // [2 * beam]
+  int32_t* candidate_tokens = nullptr;  // [2 * beam]
+  // Finished hypotheses, up to `beam` per sentence, in the order they finished.
+  int32_t* finished_ids = nullptr;       // [rows, T + 1] (</s> included when it has one)
+  float* finished_log_probs = nullptr;   // [rows, T + 1]
+  int32_t* finished_lengths = nullptr;   // [rows] output ids, </s> included
+  uint8_t* finished_eos = nullptr;       // [rows] whether it ended with </s>
+  float* finished_scores = nullptr;      // [rows] the normalized score
+  int32_t* finished_count = nullptr;     // [sentences]
+  int32_t* order = nullptr;              // [rows] finished hypotheses best first
+};
+
+struct BeamRule {
+  size_t beam = 1;
+  size_t vocab = 0;
+  int32_t eos_id = 0;
+  int32_t banned[3] = {-1, -1, -1};  // never chosen (pad, unk, <s>); -1: unused
+  float length_penalty = 1.0f;
+};
+
+// What one step decides for one sentence.
+struct BeamStepResult {
+  size_t live = 0;    // hypotheses alive for the next step (rows 0..live-1)
+  bool done = false;  // the sentence needs no more steps
+};
+
+// log(sum(exp(logits))) of one row: the maximum plus the log of the sum of
+// exp(logit - maximum), summed in double.
+float LogSumExp(const float* logits, size_t vocab);
+
+// The score a finished hypothesis is ranked by: sum / float(length^penalty).
+float NormalizedScore(float log_prob_sum, size_t length, float length_penalty);
+
+// One step of one sentence. `logits` holds its `rule.beam` rows, of which
+// the first `live` are hypotheses (the first step has one); `produced` ids
+// are out so far. `eos_allowed` is false before min_length; `last_step` is
+// the step that reaches the sentence's length limit. Writes the sentence's
+// parent, cumulative, ids[1 - current] and log_probs[1 - current] for the
+// new alive rows, their next decoder input in next_tokens[0..beam), and the
+// finished hypotheses.
+BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logits, size_t live, size_t produced,
+                        bool eos_allowed, bool last_step, int current, BeamBuffers* buffers, int32_t* next_tokens);
+
+// Sorts a sentence's finished hypotheses into buffers->order (best first:
+// the higher score, then the one that finished first).
+void RankFinished(size_t sentence, size_t beam, BeamBuffers* buffers);
+
+}  // namespace edgemt

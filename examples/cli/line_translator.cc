@@ -193,6 +193,10 @@ void LineTranslator::TranslateLines(const std::vector<std::string>& lines, size_
   decode.beam_size = options_.beam_size;
   decode.length_penalty = options_.length_penalty;
   decode.num_hypotheses = static_cast<int>(per_source);
+  decode.sampling_topk = options_.sampling_topk;
+  decode.sampling_topp = options_.sampling_topp;
+  decode.sampling_temperature = options_.temperature;
+  decode.sampling_seed = options_.seed;
   auto emit = [&](size_t s, const Hypothesis* hypotheses) {
     const size_t line = line_of_source[s];
     (*outputs)[line] = Format(first_line + line - 1, hypotheses, per_source, first_line + line);

@@ -7,6 +7,15 @@
 namespace edgemt::cli {
 namespace {
 
+bool ParseNumber(const char* text, double min, double max, float* out) {
+  errno = 0;
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  if (errno != 0 || end == text || *end != '\0' || !(value >= min && value <= max)) return false;
+  *out = static_cast<float>(value);
+  return true;
+}
+
 bool ParseCount(const char* text, int min, int max, int* out) {
   errno = 0;
   char* end = nullptr;
@@ -31,6 +40,11 @@ const char* Usage() {
          "  --n-best N              N lines per input line, 'INDEX ||| TRANSLATION ||| SCORE'\n"
          "                          (INDEX counts input lines from 0; N at most --beam-size)\n"
          "  --scores                prefix each output line with its score and a tab\n"
+         "  --sampling-topk K       sample each token from the K most likely (0: all; default 1:\n"
+         "                          no sampling, the most likely)\n"
+         "  --sampling-topp P       sample from the most likely ids adding up to P (default 1)\n"
+         "  --temperature T         divide the logits by T before sampling (default 1)\n"
+         "  --seed S                the sampling seed: the same seed gives the same output (default 0)\n"
          "  --max-source-length N   longest source in tokens, </s> included (default: the model's)\n"
          "  --long-input MODE       truncate (default, with a warning) or error: what to do with\n"
          "                          a source longer than --max-source-length\n"
@@ -78,16 +92,29 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
       if (!count(1, 256, &options->beam_size)) return false;
     } else if (arg == "--n-best") {
       if (!count(1, 256, &options->n_best)) return false;
-    } else if (arg == "--length-penalty") {
+    } else if (arg == "--length-penalty" || arg == "--sampling-topp" || arg == "--temperature") {
+      if (!value(&text)) return false;
+      const bool penalty = arg == "--length-penalty";
+      const double min = penalty ? -100.0 : 1e-6, max = penalty ? 100.0 : arg == "--temperature" ? 1e6 : 1.0;
+      float* out = penalty ? &options->length_penalty
+                           : arg == "--temperature" ? &options->temperature : &options->sampling_topp;
+      if (!ParseNumber(text, min, max, out)) {
+        *error = arg + " needs a number from " + (penalty ? "-100 to 100" : arg == "--temperature" ? "1e-6 to 1e6" : "1e-6 to 1") +
+                 ", not '" + std::string(text) + "'";
+        return false;
+      }
+    } else if (arg == "--sampling-topk") {
+      if (!count(0, 1 << 24, &options->sampling_topk)) return false;
+    } else if (arg == "--seed") {
       if (!value(&text)) return false;
       errno = 0;
       char* end = nullptr;
-      const double penalty = std::strtod(text, &end);
-      if (errno != 0 || end == text || *end != '\0' || !(penalty >= -100.0 && penalty <= 100.0)) {
-        *error = "--length-penalty needs a number from -100 to 100, not '" + std::string(text) + "'";
+      const unsigned long long seed = std::strtoull(text, &end, 10);
+      if (errno != 0 || end == text || *end != '\0' || *text == '-') {
+        *error = "--seed needs a whole number from 0 to 2^64 - 1, not '" + std::string(text) + "'";
         return false;
       }
-      options->length_penalty = static_cast<float>(penalty);
+      options->seed = seed;
     } else if (arg == "--scores") {
       options->scores = true;
     } else if (arg == "--max-source-length") {
@@ -122,6 +149,10 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
   }
   if (!options->show_help && options->model_path.empty()) {
     *error = "--model is required";
+    return false;
+  }
+  if (options->sampling_topk != 1 && options->beam_size != 1) {
+    *error = "sampling (--sampling-topk other than 1) needs --beam-size 1";
     return false;
   }
   if (options->n_best > options->beam_size) {

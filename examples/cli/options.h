@@ -17,6 +17,10 @@ struct Options {
   float length_penalty = 1.0f;
   int n_best = 0;             // 0: one line per input line; N: N lines "INDEX ||| TRANSLATION ||| SCORE"
   bool scores = false;        // prefix each line with its score and a tab
+  int sampling_topk = 1;      // 1: no sampling
+  float sampling_topp = 1.0f;
+  float temperature = 1.0f;
+  unsigned long long seed = 0;
   int max_source_length = 0;  // 0: the model's positions
   std::string packed_cache_dir;  // empty: no packed-cache file
   bool input_ids = false;

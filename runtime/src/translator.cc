@@ -17,6 +17,7 @@
 #include "arena.h"
 #include "decoding/beam_search.h"
 #include "decoding/next_token.h"
+#include "decoding/sampling.h"
 #include "layers/decoder.h"
 #include "layers/encoder.h"
 #include "ops/embedding.h"
@@ -31,6 +32,9 @@ namespace {
 
 Status InvalidArgument(const std::string& message) { return Status(StatusCode::kInvalidArgument, message); }
 
+// The widest beam: a step's normalizers live on the stack.
+constexpr int kMaxBeam = 256;
+
 // Fills in defaults and checks the options against the model.
 Status ResolveOptions(const ModelConfig& config, TranslatorOptions* options) {
   if (options->max_source_length == 0) options->max_source_length = config.max_positions;
@@ -43,8 +47,9 @@ Status ResolveOptions(const ModelConfig& config, TranslatorOptions* options) {
   if (options->max_target_length < 1 || options->max_target_length > config.max_positions)
     return InvalidArgument("max_target_length must be 1.." + std::to_string(config.max_positions) +
                            " (the model's positions), not " + std::to_string(options->max_target_length));
-  if (options->max_beam_size < 1 || options->max_beam_size > 256)
-    return InvalidArgument("max_beam_size must be 1..256, not " + std::to_string(options->max_beam_size));
+  if (options->max_beam_size < 1 || options->max_beam_size > kMaxBeam)
+    return InvalidArgument("max_beam_size must be 1.." + std::to_string(kMaxBeam) + ", not " +
+                           std::to_string(options->max_beam_size));
   if (options->num_threads < 0 || options->num_threads > 256)
     return InvalidArgument("num_threads must be 0..256, not " + std::to_string(options->num_threads));
   if (options->num_threads == 0) {
@@ -170,6 +175,13 @@ struct Translator::Impl {
       return InvalidArgument("num_hypotheses " + std::to_string(decode.num_hypotheses) + " is outside 1..beam_size " +
                              std::to_string(decode.beam_size));
     if (!std::isfinite(decode.length_penalty)) return InvalidArgument("length_penalty must be a finite number");
+    if (decode.sampling_topk < 0) return InvalidArgument("sampling_topk must not be negative");
+    if (!(decode.sampling_topp > 0.0f && decode.sampling_topp <= 1.0f))
+      return InvalidArgument("sampling_topp must be in (0, 1]");
+    if (!(decode.sampling_temperature > 0.0f) || !std::isfinite(decode.sampling_temperature))
+      return InvalidArgument("sampling_temperature must be a positive finite number");
+    if (decode.sampling_topk != 1 && decode.beam_size != 1)
+      return InvalidArgument("sampling (sampling_topk other than 1) needs beam_size 1");
     return Status::Ok();
   }
 
@@ -193,8 +205,17 @@ struct Translator::Impl {
     const ModelConfig& config = model->config();
     const size_t vocab = static_cast<size_t>(config.target_vocab_size);
     const size_t scores_stride = limits.target + 1;
+    const bool sampling = decode.sampling_topk != 1;
+    SamplingRule rule;
+    rule.top_k = decode.sampling_topk;
+    rule.top_p = decode.sampling_topp;
+    rule.temperature = decode.sampling_temperature;
+    rule.banned[0] = config.pad_id;
+    rule.banned[1] = config.unk_id;
+    rule.banned[2] = config.bos_id;
     size_t longest = 0;
     for (size_t s = 0; s < count; ++s) {
+      if (sampling) workspace.sampler_states[s] = SamplingSeed(decode.sampling_seed, sources[s].data, sources[s].size);
       workspace.step_tokens[s] = config.decoder_start_id;
       workspace.output_lengths[s] = 0;
       workspace.finished[s] = 0;
@@ -209,7 +230,14 @@ struct Translator::Impl {
         const int32_t produced = workspace.output_lengths[s];
         const int32_t banned = produced < decode.min_length ? config.eos_id : -1;
         const float* logits = workspace.logits + s * vocab;
-        const int32_t next = NextToken(logits, vocab, banned);
+        int32_t next;
+        if (sampling) {
+          rule.banned[3] = banned;
+          next = SampleToken(logits, vocab, rule, &workspace.sampler_states[s], workspace.sample_probs,
+                             workspace.sample_ids);
+        } else {
+          next = NextToken(logits, vocab, banned);
+        }
         workspace.step_tokens[s] = next;
         if (hypotheses != nullptr)  // only when asked: a pass over the vocabulary
           workspace.output_log_probs[s * scores_stride + static_cast<size_t>(produced)] =
@@ -283,9 +311,12 @@ struct Translator::Impl {
         if (workspace.finished[s]) continue;
         const bool eos_allowed = step >= static_cast<size_t>(decode.min_length);
         const bool last_step = step + 1 >= StepsFor(sources[s].size, decode);
-        const BeamStepResult result =
-            BeamStep(rule, s, workspace.logits + s * beam * vocab, static_cast<size_t>(workspace.live[s]), step,
-                     eos_allowed, last_step, current, &b, workspace.step_tokens + s * beam);
+        const float* logits = workspace.logits + s * beam * vocab;
+        const size_t live = static_cast<size_t>(workspace.live[s]);
+        float log_sum_exp[kMaxBeam];
+        for (size_t r = 0; r < live; ++r) log_sum_exp[r] = LogSumExp(logits + r * vocab, vocab);
+        const BeamStepResult result = BeamStep(rule, s, logits, log_sum_exp, live, step, eos_allowed, last_step,
+                                               current, &b, workspace.step_tokens + s * beam);
         workspace.live[s] = static_cast<int32_t>(result.live);
         if (result.done) {
           workspace.finished[s] = 1;

@@ -53,6 +53,9 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
   layout->Add(&step_tokens, rows);
   layout->Add(&output_lengths, limits.batch);
   layout->Add(&finished, limits.batch);
+  layout->Add(&sampler_states, limits.batch);
+  layout->Add(&sample_probs, vocab);
+  layout->Add(&sample_ids, vocab);
   if (limits.beam > 1) {
     const size_t t = limits.target;
     layout->Add(&live, limits.batch);

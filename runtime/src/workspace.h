@@ -50,6 +50,9 @@ struct Workspace {
   int32_t* output_lengths = nullptr;  // [batch]
   uint8_t* finished = nullptr;        // [batch]
   int32_t* live = nullptr;            // [batch] beam search: alive hypotheses per sentence
+  uint64_t* sampler_states = nullptr; // [batch] sampling: each sentence's generator
+  float* sample_probs = nullptr;      // [target_vocab] sampling scratch
+  int32_t* sample_ids = nullptr;      // [target_vocab]
   float* cache_scratch = nullptr;     // [beam, target, d] beam search: a sentence's cache rows, reordered
   BeamBuffers beams;                  // beam search only (beam > 1)
   // Phase buffers: the encoder's are dead once decoding starts.

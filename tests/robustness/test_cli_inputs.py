@@ -337,5 +337,65 @@ class RealModelTextInputs(unittest.TestCase):
         self.assertIn("edgemt-translate: line 2: the source has", err)
 
 
+class DecodingOptions(CliCase):
+    """--beam-size, --n-best, --scores and sampling keep the line contract:
+    one line per input line (N with --n-best), bad lines included."""
+
+    DATA = "4 5 6 3\n\n99 3\n7 8 9 10 3\n"    # good, blank, out of the vocabulary, good
+
+    def test_n_best_lines(self):
+        for batch in ("1", "4"):
+            code, lines, err = self.translate(self.DATA, "--beam-size", "3", "--n-best", "3", "--batch-size", batch)
+            self.assertEqual(code, 0, err)
+            self.assertEqual(len(lines), 12)
+            for i, line in enumerate(lines):
+                index, text, score = line.decode().split(" ||| ")
+                self.assertEqual(int(index), i // 3)
+                if i // 3 == 1:
+                    self.assertEqual((text, score), ("", "0"))
+                elif i // 3 == 2:
+                    self.assertEqual((text, score), ("", "-inf"))
+                else:
+                    self.assertLessEqual(float(score), 0.0)
+            for first in (0, 9):        # each good line's scores are ranked
+                scores = [float(lines[first + k].decode().split(" ||| ")[2]) for k in range(3)]
+                self.assertEqual(scores, sorted(scores, reverse=True))
+            self.assertIn("line 3: id 99 is outside the source vocabulary", err)
+
+    def test_scores_prefix_and_beam_best(self):
+        code, lines, err = self.translate(self.DATA, "--beam-size", "3", "--scores")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(len(lines), 4)
+        self.assertEqual(lines[1], b"0\t")
+        self.assertEqual(lines[2], b"-inf\t")
+        code, nbest, _ = self.translate(self.DATA, "--beam-size", "3", "--n-best", "1")
+        for i in (0, 3):
+            score, text = lines[i].decode().split("\t")
+            self.assertEqual(nbest[i].decode(), "%d ||| %s ||| %s" % (i, text, score))
+
+    def test_sampling_is_reproducible(self):
+        data = "4 5 6 3\n7 8 9 10 3\n11 12 3\n"
+        args = ("--sampling-topk", "0", "--temperature", "1.5", "--seed", "99")
+        first = self.translate(data, *args)
+        self.assertEqual(first[0], 0, first[2])
+        self.assertEqual(len(first[1]), 3)
+        self.assertEqual(self.translate(data, *args, "--batch-size", "3")[1], first[1])
+        self.assertEqual(run(MODELS[self.model], data, "--threads", "2", *(self.flags() + list(args)))[1], first[1])
+
+    def test_bad_option_values(self):
+        for args, message in (
+                (("--n-best", "3", "--beam-size", "2"), "--n-best 3 is more than --beam-size 2"),
+                (("--beam-size", "0"), "--beam-size needs a whole number from 1 to 256"),
+                (("--sampling-topk", "5", "--beam-size", "2"), "needs --beam-size 1"),
+                (("--sampling-topp", "0"), "--sampling-topp needs a number from 1e-6 to 1"),
+                (("--temperature", "nan"), "--temperature needs a number"),
+                (("--length-penalty", "x"), "--length-penalty needs a number from -100 to 100"),
+                (("--seed", "-1"), "--seed needs a whole number")):
+            code, lines, err = self.translate("4 5 3\n", *args)
+            self.assertNotEqual(code, 0, args)
+            self.assertEqual(lines, [], args)
+            self.assertIn(message, err, args)
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=2)

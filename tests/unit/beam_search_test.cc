@@ -253,3 +253,4 @@ TEST_CASE("beam search allocates nothing") {
     CHECK(allocations == 0);
   }
 }
+

@@ -65,6 +65,19 @@ struct DecodeOptions {
   float length_penalty = 1.0f;
   // Hypotheses returned per sentence (n-best), 1..beam_size.
   int num_hypotheses = 1;
+  // Random sampling instead of the largest logit (beam_size 1 only) when
+  // sampling_topk is not 1: each id is drawn from softmax(logits /
+  // sampling_temperature) over the sampling_topk most likely ids (0: all),
+  // then over the most likely of those whose probabilities add up to
+  // sampling_topp (1: all); pad, unk and <s> are never drawn, </s> not
+  // before min_length. The generator of each sentence is seeded with
+  // sampling_seed and its source ids: the same seed and source give the same
+  // output in any batch, on any thread count, on every run. Scores stay the
+  // model's log-probabilities (no temperature).
+  int sampling_topk = 1;
+  float sampling_topp = 1.0f;
+  float sampling_temperature = 1.0f;
+  uint64_t sampling_seed = 0;
 };
 
 // A sequence of token ids that the caller (or the translator) owns.

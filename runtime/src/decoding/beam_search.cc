@@ -9,8 +9,9 @@ namespace edgemt {
 float LogSumExp(const float* logits, size_t vocab) {
   float maximum = -std::numeric_limits<float>::infinity();
   for (size_t v = 0; v < vocab; ++v) maximum = std::fmax(maximum, logits[v]);
+  // expf is a few times faster than the double exp and within an ulp.
   double sum = 0.0;
-  for (size_t v = 0; v < vocab; ++v) sum += std::exp(static_cast<double>(logits[v] - maximum));
+  for (size_t v = 0; v < vocab; ++v) sum += static_cast<double>(std::exp(logits[v] - maximum));
   return maximum + static_cast<float>(std::log(sum));
 }
 
@@ -72,8 +73,9 @@ void Finish(const BeamRule& rule, size_t sentence, size_t from, size_t produced,
 
 }  // namespace
 
-BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logits, size_t live, size_t produced,
-                        bool eos_allowed, bool last_step, int current, BeamBuffers* b, int32_t* next_tokens) {
+BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logits, const float* log_sum_exp,
+                        size_t live, size_t produced, bool eos_allowed, bool last_step, int current, BeamBuffers* b,
+                        int32_t* next_tokens) {
   const size_t beam = rule.beam;
   const size_t vocab = rule.vocab;
   const size_t t = b->max_length;
@@ -84,15 +86,28 @@ BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logi
   size_t count = 0;
   for (size_t r = 0; r < live; ++r) {
     const float* row = logits + r * vocab;
-    const float lse = LogSumExp(row, vocab);
+    const float lse = log_sum_exp[r];
     const float cumulative = b->cumulative[first + r];
+    // Once the list is full, a logit must beat (worst - cumulative + lse) to
+    // enter: a cheap pre-filter on the logit alone, with a margin for the
+    // rounding of the exact score, which decides.
+    float limit = -std::numeric_limits<float>::infinity();
+    auto update_limit = [&]() {
+      if (count < capacity) return;
+      const float worst = b->candidate_scores[capacity - 1];
+      const float bound = worst - cumulative + lse;
+      limit = bound - 1e-5f * (std::fabs(worst) + std::fabs(cumulative) + std::fabs(lse)) - 1e-6f;
+    };
+    update_limit();
     for (size_t v = 0; v < vocab; ++v) {
+      if (!(row[v] >= limit)) continue;
       const int32_t token = static_cast<int32_t>(v);
       if (token == rule.banned[0] || token == rule.banned[1] || token == rule.banned[2]) continue;
       if (token == rule.eos_id && !eos_allowed) continue;
       const float score = cumulative + (row[v] - lse);
       if (count == capacity && !(score > b->candidate_scores[capacity - 1])) continue;
       Insert(score, static_cast<int32_t>(r), token, capacity, &count, b);
+      update_limit();
     }
   }
   // </s> among the best `beam` finishes a hypothesis; the first `beam` others go on.

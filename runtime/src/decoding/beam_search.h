@@ -44,21 +44,22 @@ struct BeamStepResult {
 };
 
 // log(sum(exp(logits))) of one row: the maximum plus the log of the sum of
-// exp(logit - maximum), summed in double.
+// exp(logit - maximum) (each in float32, summed in double).
 float LogSumExp(const float* logits, size_t vocab);
 
 // The score a finished hypothesis is ranked by: sum / float(length^penalty).
 float NormalizedScore(float log_prob_sum, size_t length, float length_penalty);
 
 // One step of one sentence. `logits` holds its `rule.beam` rows, of which
-// the first `live` are hypotheses (the first step has one); `produced` ids
-// are out so far. `eos_allowed` is false before min_length; `last_step` is
+// the first `live` are hypotheses (the first step has one), and
+// `log_sum_exp` their normalizers; `produced` ids are out so far. `eos_allowed` is false before min_length; `last_step` is
 // the step that reaches the sentence's length limit. Writes the sentence's
 // parent, cumulative, ids[1 - current] and log_probs[1 - current] for the
 // new alive rows, their next decoder input in next_tokens[0..beam), and the
 // finished hypotheses.
-BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logits, size_t live, size_t produced,
-                        bool eos_allowed, bool last_step, int current, BeamBuffers* buffers, int32_t* next_tokens);
+BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logits, const float* log_sum_exp,
+                        size_t live, size_t produced, bool eos_allowed, bool last_step, int current,
+                        BeamBuffers* buffers, int32_t* next_tokens);
 
 // Sorts a sentence's finished hypotheses into buffers->order (best first:
 // the higher score, then the one that finished first).

@@ -1,6 +1,7 @@
 """Shared helpers of the end-to-end tests: paths, the shared folder, running
 the converter and the CLI."""
 import os
+import re
 import subprocess
 import sys
 import unittest
@@ -47,6 +48,14 @@ def run(cmd, stdin=None, check=True):
 
 def convert(checkpoint, out, dtype, extra=()):
     run([sys.executable, CONVERT, checkpoint, "--out", out, "--dtype", dtype, *extra])
+
+
+def bleu_of_lines(lines, path):
+    """Writes `lines` to `path` and returns their BLEU against the dev set (the model's bleu.py)."""
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("".join(line + "\n" for line in lines))
+    out = run([sys.executable, os.path.join(MULTI30K, "bleu.py"), path, DEV_DE]).stdout
+    return float(re.search(r"BLEU = ([0-9.]+)", out).group(1))
 
 
 def read_lines(path):

@@ -10,13 +10,12 @@ runtime reproduces it exactly (test_multi30k_float32), and comparing with it
 lets this test run on emulated ARM builds too (EDGEMT_EMULATOR), where it
 checks XNNPACK's ARM kernels end to end."""
 import os
-import re
 import sys
 import tempfile
 import unittest
 
-from e2e_common import (DEV_DE, DEV_EN, EXAMPLE_INT8, MULTI30K, REFERENCE, REPO, emulated, need_shared, read_lines,
-                        run)
+from e2e_common import (DEV_EN, EXAMPLE_INT8, MULTI30K, REFERENCE, REPO, bleu_of_lines, emulated, need_shared,
+                        read_lines, run)
 
 FLOAT32_REFERENCE_BLEU = 36.57
 # The x86-64 runtime's int8 output ids for reference/dev.src.ids (any batch
@@ -25,10 +24,6 @@ FLOAT32_REFERENCE_BLEU = 36.57
 #       < ../shared/models/multi30k-ende/reference/dev.src.ids > tests/e2e/data/multi30k-ende.int8.x86-64.dev.ids
 X86_64_IDS = os.path.join(REPO, "tests", "e2e", "data", "multi30k-ende.int8.x86-64.dev.ids")
 
-
-def bleu(hypothesis_path):
-    out = run([sys.executable, os.path.join(MULTI30K, "bleu.py"), hypothesis_path, DEV_DE]).stdout
-    return float(re.search(r"BLEU = ([0-9.]+)", out).group(1))
 
 
 class Multi30kInt8(unittest.TestCase):
@@ -49,10 +44,7 @@ class Multi30kInt8(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_bleu_within_a_fifth_of_a_point_of_float32(self):
-        path = os.path.join(self.tmp.name, "int8.de")
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("".join(line + "\n" for line in self.int8_text))
-        score = bleu(path)
+        score = bleu_of_lines(self.int8_text, os.path.join(self.tmp.name, "int8.de"))
         print("int8 BLEU %.2f" % score)
         self.assertGreaterEqual(score, FLOAT32_REFERENCE_BLEU - 0.2)
 

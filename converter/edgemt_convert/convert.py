@@ -137,7 +137,7 @@ class Quantization:
 
 def to_int8(model, keep, steps, int4=None):
     """(int8 model, Quantization) with the Linears in `keep` left float32
-    and those in `int4` ({name: block}) in int4."""
+    and those in `int4` ({name: int4 ir.Tensor}) in int4."""
     from .int8_model import linear_names, quantize_model
     t0 = time.perf_counter()
     n = len(linear_names(model)) - len(keep) + 1 + (model.encoder.token_embedding is not None)

@@ -50,7 +50,7 @@ class LayerError:
 
 @dataclass
 class Int4Plan:
-    int4: Dict[str, int]                # Linear name -> block size
+    int4: Dict[str, ir.Tensor]          # Linear name -> its int4 weight (the one measured)
     layers: List[LayerError]
     sample: str                         # what the errors were measured on
 
@@ -120,12 +120,16 @@ def _relative(y, ref):
     return float(torch.linalg.norm((y - ref).double()) / max(float(torch.linalg.norm(ref.double())), 1e-30))
 
 
-def record_inputs(model):
-    """{Linear name: its input rows} while the float model translates the sample."""
-    ref = ReferenceModel(model)
-    recorders = {name: _Recorder(op) for name, op in ref.ops.items()}
+def record_inputs(ref, model):
+    """{Linear name: its input rows} while the float model `ref` (a
+    ReferenceModel of `model`) translates the sample; ref.ops is left as it was."""
+    ops = dict(ref.ops)
+    recorders = {name: _Recorder(op) for name, op in ops.items()}
     ref.ops.update(recorders)
-    greedy(ref, sample_sources(model), batch_size=SAMPLE_SENTENCES)
+    try:
+        greedy(ref, sample_sources(model), batch_size=SAMPLE_SENTENCES)
+    finally:
+        ref.ops.update(ops)
     return {name: r.inputs() for name, r in recorders.items() if r.rows}
 
 
@@ -133,11 +137,11 @@ def record_inputs(model):
 def plan_int4(model, block, keep_float=(), progress=None):
     """Int4Plan for a float model: every Linear with a weight of its own and
     not in keep_float is int4 unless its group's error says int8."""
-    inputs = record_inputs(model)
+    ref = ReferenceModel(model)
+    inputs = record_inputs(ref, model)
     relu = model.config.activation == ir.ACT_RELU
     linears = dict(model.named_linears())
-    ref_ops = ReferenceModel(model).ops
-    errors = {}
+    errors, weights = {}, {}
     for name in linear_names(model):
         if name in keep_float:
             continue
@@ -146,12 +150,13 @@ def plan_int4(model, block, keep_float=(), progress=None):
         fused_relu = relu and name.endswith("feed_forward.up")
         x = inputs.get(name)
         e4 = e8 = None
+        if b:
+            weights[name] = ir.Tensor(*quantize_blocks(lin.weight.data, b), block_size=b)
         if x is not None and b:
-            y = ref_ops[name](x)                 # a float op leaves the fused ReLU to the caller
+            y = ref.ops[name](x)                 # a float op leaves the fused ReLU to the caller
             if fused_relu:
                 y = torch.clamp(y, min=0.0)
-            w4 = ir.Tensor(*quantize_blocks(lin.weight.data, b), block_size=b)
-            e4 = _relative(Int4Linear(w4, lin.bias, fused_relu)(x), y)
+            e4 = _relative(Int4Linear(weights[name], lin.bias, fused_relu)(x), y)
             e8 = _relative(Int8Linear(quantize_tensor(lin.weight), lin.bias, fused_relu)(x), y)
         errors[name] = LayerError(name, b, e4, e8)
         if progress:
@@ -171,7 +176,7 @@ def plan_int4(model, block, keep_float=(), progress=None):
         for m in members:
             m.kept_int8, m.reason = True, reason
     layers = [errors[n] for n in linear_names(model) if n in errors]
-    int4 = {m.name: m.block for m in layers if not m.kept_int8}
+    int4 = {m.name: weights[m.name] for m in layers if not m.kept_int8}
     sample = "%d synthetic sources (random ids, seed %d) and the float model's greedy translations" % (
         SAMPLE_SENTENCES, SAMPLE_SEED)
     return Int4Plan(int4=int4, layers=layers, sample=sample)

@@ -18,7 +18,6 @@ from typing import Optional, Tuple
 
 from . import model_ir as ir
 from .quant import quantize_tensor, weight_error
-from .quant_int4 import quantize_blocks
 
 
 @dataclass
@@ -39,7 +38,8 @@ def linear_names(model):
 def quantize_model(model, keep_float=(), int4=None, progress=None):
     """Returns (quantized model_ir.Model, [TensorReport]) for a float model.
     keep_float: names of Linears whose weight stays float32; int4: {name:
-    block size} of Linears whose weight becomes int4 (the file is then int4)."""
+    int4 ir.Tensor} of Linears whose weight is that tensor (int4_model's
+    plan; the file is then int4)."""
     int4 = int4 or {}
     q = copy.deepcopy(model)
     linears = dict(q.named_linears())
@@ -50,10 +50,7 @@ def quantize_model(model, keep_float=(), int4=None, progress=None):
     reports = []
 
     def quantize(name, tensor):
-        if name in int4:
-            t = ir.Tensor(*quantize_blocks(tensor.data, int4[name]), block_size=int4[name])
-        else:
-            t = quantize_tensor(tensor)
+        t = int4[name] if name in int4 else quantize_tensor(tensor)
         err, worst = weight_error(tensor.data, t)
         reports.append(TensorReport(name, tensor.shape, kept_float=False, dtype="int4" if t.is_int4 else "int8",
                                     error=err, worst_row=worst))

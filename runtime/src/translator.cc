@@ -185,10 +185,10 @@ struct Translator::Impl {
     return Status::Ok();
   }
 
-  // Decodes and fills `outputs` (the best ids) or `hypotheses` (n-best with scores).
+  // Decodes and fills `outputs` (the best ids) or `hypotheses` (n-best with
+  // scores): the public overloads pass exactly one of them.
   Status Translate(const TokenIds* sources, size_t count, TokenIds* outputs, Hypothesis* hypotheses,
                    const DecodeOptions& decode) {
-    if (outputs == nullptr && hypotheses == nullptr) return InvalidArgument("outputs must not be null");
     EDGEMT_RETURN_IF_ERROR(CheckDecodeOptions(decode));
     EDGEMT_RETURN_IF_ERROR(Encode(sources, count));
     const Status status = decode.beam_size == 1 ? Greedy(sources, count, outputs, hypotheses, decode)
@@ -295,9 +295,8 @@ struct Translator::Impl {
     }
     const size_t rows = count * beam;
     int current = 0;
+    // StepsFor keeps `longest` within limits.target (CheckDecodeOptions bounds max_length).
     for (size_t step = 0; step < longest; ++step) {
-      if (step >= limits.target)
-        return InvalidArgument("the translator's max_target_length " + std::to_string(limits.target) + " is reached");
       const auto step_start = std::chrono::steady_clock::now();
       EDGEMT_RETURN_IF_ERROR(
           decoder.Step(workspace.step_tokens, rows, beam, step, batch_length, workspace, context()));
@@ -307,9 +306,9 @@ struct Translator::Impl {
       }
       const auto start = std::chrono::steady_clock::now();
       bool all_finished = true;
+      const bool eos_allowed = step >= static_cast<size_t>(decode.min_length);
       for (size_t s = 0; s < count; ++s) {
         if (workspace.finished[s]) continue;
-        const bool eos_allowed = step >= static_cast<size_t>(decode.min_length);
         const bool last_step = step + 1 >= StepsFor(sources[s].size, decode);
         const float* logits = workspace.logits + s * beam * vocab;
         const size_t live = static_cast<size_t>(workspace.live[s]);

@@ -52,8 +52,9 @@ float NormalizedScore(float log_prob_sum, size_t length, float length_penalty);
 
 // One step of one sentence. `logits` holds its `rule.beam` rows, of which
 // the first `live` are hypotheses (the first step has one), and
-// `log_sum_exp` their normalizers; `produced` ids are out so far. `eos_allowed` is false before min_length; `last_step` is
-// the step that reaches the sentence's length limit. Writes the sentence's
+// `log_sum_exp` their normalizers; `produced` ids are out so far.
+// `eos_allowed` is false before min_length; `last_step` is the step that
+// reaches the sentence's length limit. Writes the sentence's
 // parent, cumulative, ids[1 - current] and log_probs[1 - current] for the
 // new alive rows, their next decoder input in next_tokens[0..beam), and the
 // finished hypotheses.

@@ -16,6 +16,7 @@
 
 #include "arena.h"
 #include "decoding/beam_search.h"
+#include "decoding/log_sum_exp.h"
 #include "decoding/next_token.h"
 #include "decoding/sampling.h"
 #include "layers/decoder.h"
@@ -83,6 +84,7 @@ struct Translator::Impl {
   std::unique_ptr<uint8_t[], AlignedDelete> owned_arena;
   Encoder encoder;
   Decoder decoder;
+  LogSumExp log_sum_exp;  // log-probabilities for beams and scores
   pthreadpool_t pool = nullptr;
   TranslationProfile profile;
   Status packed_cache_status;
@@ -241,7 +243,7 @@ struct Translator::Impl {
         workspace.step_tokens[s] = next;
         if (hypotheses != nullptr)  // only when asked: a pass over the vocabulary
           workspace.output_log_probs[s * scores_stride + static_cast<size_t>(produced)] =
-              logits[next] - LogSumExp(logits, vocab);
+              logits[next] - log_sum_exp.Of(logits, workspace.sample_probs);
         if (next == config.eos_id) {
           workspace.finished[s] = 2;
           continue;
@@ -284,11 +286,13 @@ struct Translator::Impl {
     rule.banned[1] = config.unk_id;
     rule.banned[2] = config.bos_id;
     rule.length_penalty = decode.length_penalty;
+    rule.num_hypotheses = static_cast<size_t>(decode.num_hypotheses);
     size_t longest = 0;
     for (size_t s = 0; s < count; ++s) {
       workspace.live[s] = 1;  // the first step continues <s> only
       workspace.finished[s] = 0;
       b.finished_count[s] = 0;
+      b.best_finished[s] = 0;
       b.cumulative[s * beam] = 0.0f;
       for (size_t r = 0; r < beam; ++r) workspace.step_tokens[s * beam + r] = config.decoder_start_id;
       longest = std::max(longest, StepsFor(sources[s].size, decode));
@@ -312,9 +316,9 @@ struct Translator::Impl {
         const bool last_step = step + 1 >= StepsFor(sources[s].size, decode);
         const float* logits = workspace.logits + s * beam * vocab;
         const size_t live = static_cast<size_t>(workspace.live[s]);
-        float log_sum_exp[kMaxBeam];
-        for (size_t r = 0; r < live; ++r) log_sum_exp[r] = LogSumExp(logits + r * vocab, vocab);
-        const BeamStepResult result = BeamStep(rule, s, logits, log_sum_exp, live, step, eos_allowed, last_step,
+        float normalizers[kMaxBeam];
+        for (size_t r = 0; r < live; ++r) normalizers[r] = log_sum_exp.Of(logits + r * vocab, workspace.sample_probs);
+        const BeamStepResult result = BeamStep(rule, s, logits, normalizers, live, step, eos_allowed, last_step,
                                                current, &b, workspace.step_tokens + s * beam);
         workspace.live[s] = static_cast<int32_t>(result.live);
         if (result.done) {
@@ -323,7 +327,9 @@ struct Translator::Impl {
           continue;
         }
         all_finished = false;
+        const auto reorder_start = std::chrono::steady_clock::now();
         FollowParents(s, beam, result.live, step + 1);
+        if (options.profile) profile.cache_reorder_ms += MillisecondsSince(reorder_start);
       }
       current = 1 - current;
       ChoiceTime(start);
@@ -423,6 +429,7 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
 
   // Plan, then allocate (or adopt) the one block all activations live in.
   impl->workspace.Plan(weights.config, weights.is_int8, impl->limits, &impl->layout);
+  EDGEMT_RETURN_IF_ERROR(impl->log_sum_exp.Init(static_cast<size_t>(weights.config.target_vocab_size)));
   const size_t bytes = impl->layout.total_bytes();
   uint8_t* base = static_cast<uint8_t*>(impl->options.arena);
   if (base != nullptr) {

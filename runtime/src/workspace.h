@@ -51,7 +51,7 @@ struct Workspace {
   uint8_t* finished = nullptr;        // [batch]
   int32_t* live = nullptr;            // [batch] beam search: alive hypotheses per sentence
   uint64_t* sampler_states = nullptr; // [batch] sampling: each sentence's generator
-  float* sample_probs = nullptr;      // [target_vocab] sampling scratch
+  float* sample_probs = nullptr;      // [target_vocab] sampling and log-sum-exp scratch
   int32_t* sample_ids = nullptr;      // [target_vocab]
   float* cache_scratch = nullptr;     // [beam, target, d] beam search: a sentence's cache rows, reordered
   BeamBuffers beams;                  // beam search only (beam > 1)

@@ -12,7 +12,8 @@ committed models/multi30k-ende.int8.edgemt; int4 converted with this tree's conv
 1. Accuracy: BLEU of the 500 dev sentences (the model's bleu.py), edgemt-translate
    --beam-size B --batch-size 16, for each file and beam size.
 2. Speed: edgemt-bench on the first --limit dev sentences (normal stopping), 1 thread:
-   ms per sentence at batch 1 and tokens/s at batch 32; for --rounds rounds, each round
+   ms per sentence at batch 1 and tokens/s at batch 32, and from a profiled pass at batch 1
+   the steps per sentence, XNNPACK ms per step and the cache-reorder share; for --rounds rounds, each round
    running every file and beam size once in turn (each process under
    flock(/tmp/edgemt-cpu.lock)); medians.
 """
@@ -49,13 +50,20 @@ def bleu_of(path, beam, work):
 
 
 def speed(path, beam, batch, limit):
+    """Timed pass; at batch 1 also a profiled pass after it (a separate translator, not timed)."""
+    profile = 1 if batch == 1 else 0
     cmd = [BENCH, "--model", path, "--input", rb.DEV_EN, "--threads", "1", "--batch-size", str(batch),
-           "--beam-size", str(beam), "--repeat", "1", "--limit", str(limit), "--profile-passes", "0"]
+           "--beam-size", str(beam), "--repeat", "1", "--limit", str(limit), "--profile-passes", str(profile)]
     with cpu_lock("speed %s beam %d batch %d" % (os.path.basename(path), beam, batch)):
         r = rb.run_child(cmd)
     j = json.loads(r["out"])
-    return dict(ms_per_sentence=j["median_ms_per_sentence"], tokens_per_s=j["tokens_per_s"],
-                allocations=j["allocations_while_translating"], other_load=r["other_load"])
+    out = dict(ms_per_sentence=j["median_ms_per_sentence"], tokens_per_s=j["tokens_per_s"],
+               allocations=j["allocations_while_translating"], other_load=r["other_load"])
+    if profile:
+        out.update(steps_per_sentence=j["decoder_steps_per_pass"] / j["sentences"],
+                   xnnpack_ms_per_step=j["profile"]["decoder_per_step"]["xnnpack_ms"],
+                   reorder_share=j["cache_reorder_share"])
+    return out
 
 
 def main():
@@ -88,6 +96,8 @@ def main():
             r["b1_ms"] = statistics.median(x["ms_per_sentence"] for x in r["b1"])
             r["b32_tokens_per_s"] = statistics.median(x["tokens_per_s"] for x in r["b32"])
             r["allocations"] = max(x["allocations"] for x in r["b1"] + r["b32"])
+            for key in ("steps_per_sentence", "xnnpack_ms_per_step", "reorder_share"):
+                r[key] = statistics.median(x[key] for x in r["b1"])
     meta["loadavg_end"] = list(os.getloadavg())
     meta["duration_s"] = round(time.time() - t0, 1)
     meta["commands"] = list(rb.COMMANDS)
@@ -113,14 +123,20 @@ def markdown(results, beams, meta):
              % (meta["date"], meta["git"].get("commit", "?")[:7], mc["cpu_model"], mc["cores"],
                 meta["loadavg_start"][0], meta["loadavg_end"][0], max(other) if other else 0.0, meta["limit"],
                 3 * meta["limit"], meta["rounds"]), "",
-             "| file | beam | BLEU | batch 1 ms/sentence | vs greedy | batch 32 tokens/s | allocations |",
-             "|---|---|---|---|---|---|---|"]
+             "Batch 1's profiled pass (a separate translator after the timed one) gives the decoder steps per "
+             "sentence, the XNNPACK time of one step (its products, all beams at once) and the share of the time "
+             "spent moving self-attention cache rows to the surviving hypotheses (what an indirection table "
+             "instead of the in-place reorder could save at most).", "",
+             "| file | beam | BLEU | batch 1 ms/sentence | vs greedy | steps/sentence | XNNPACK ms/step "
+             "| cache reorder | batch 32 tokens/s | allocations |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for dtype, rows in results.items():
         greedy = rows[beams[0]]["b1_ms"]
         for beam in beams:
             r = rows[beam]
-            lines.append("| %s | %d | %.2f | %.2f | %.2fx | %.0f | %d |" % (
-                dtype, beam, r["bleu"], r["b1_ms"], r["b1_ms"] / greedy, r["b32_tokens_per_s"], r["allocations"]))
+            lines.append("| %s | %d | %.2f | %.2f | %.2fx | %.1f | %.3f | %.2f%% | %.0f | %d |" % (
+                dtype, beam, r["bleu"], r["b1_ms"], r["b1_ms"] / greedy, r["steps_per_sentence"],
+                r["xnnpack_ms_per_step"], 100 * r["reorder_share"], r["b32_tokens_per_s"], r["allocations"]))
     if 4 in beams and 1 in beams:
         i8 = results["int8"]
         f_greedy = results["float32"][1]["bleu"]

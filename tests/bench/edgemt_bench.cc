@@ -153,6 +153,7 @@ void Accumulate(const edgemt::TranslationProfile& p, edgemt::TranslationProfile*
   sum->layer_norm_ms += p.layer_norm_ms;
   sum->embedding_ms += p.embedding_ms;
   sum->other_ms += p.other_ms;
+  sum->cache_reorder_ms += p.cache_reorder_ms;
 }
 
 std::string Json(const Categories& c, double wall_ms) {
@@ -303,7 +304,7 @@ int main(int argc, char** argv) {
 
   // Profiled passes on a fresh translator.
   Categories all, encoder_part;
-  double profiled_encoder_ms = 0, profiled_decoder_ms = 0, profiled_wall_ms = 0;
+  double profiled_encoder_ms = 0, profiled_decoder_ms = 0, profiled_wall_ms = 0, profiled_reorder_ms = 0;
   long steps_per_pass = 0;
   if (args.profile_passes > 0) {
     options.profile = true;
@@ -331,6 +332,7 @@ int main(int argc, char** argv) {
     profiled_encoder_ms = encoding.encoder_ms;
     profiled_decoder_ms = translating.decoder_ms;
     profiled_wall_ms = translating.encoder_ms + translating.decoder_ms;
+    profiled_reorder_ms = translating.cache_reorder_ms;
     steps_per_pass = translating.decoder_steps / args.profile_passes;
   }
 
@@ -369,7 +371,7 @@ int main(int argc, char** argv) {
       " \"tokens_per_s\": %.1f, \"best_tokens_per_s\": %.1f,\n"
       " \"encoder_ms_per_sentence\": %.4f, \"decoder_ms_per_step\": %.5f, \"decoder_steps_per_pass\": %ld,\n"
       " \"xnnpack_share\": %.4f, \"attention_share\": %.4f, \"layer_norm_share\": %.4f, \"embedding_share\": %.4f, "
-      "\"other_share\": %.4f,\n"
+      "\"other_share\": %.4f, \"cache_reorder_share\": %.4f,\n"
       " \"profile\": {\"passes\": %d, \"encoder_per_sentence\": %s,\n"
       "   \"decoder_per_step\": %s},\n"
       " \"allocations_while_translating\": %zu, \"self_peak_rss_kb\": %ld, \"translators\": %d,\n"
@@ -379,7 +381,8 @@ int main(int argc, char** argv) {
       static_cast<double>(tokens) / (median_pass / 1000.0), static_cast<double>(tokens) / (min_pass / 1000.0),
       median_encode / n, steps > 0 ? (median_pass - median_encode) / steps : 0.0, steps_per_pass,
       all.xnnpack / profiled_total, all.attention / profiled_total, all.layer_norm / profiled_total,
-      all.embedding / profiled_total, all.other / profiled_total, args.profile_passes, encoder_json.c_str(),
+      all.embedding / profiled_total, all.other / profiled_total, profiled_reorder_ms / profiled_total,
+      args.profile_passes, encoder_json.c_str(),
       decoder_json.c_str(), allocations, PeakRssKb(), args.translators, rss_after_create_kb, args.beam);
   return 0;
 }

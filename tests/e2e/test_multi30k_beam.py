@@ -1,9 +1,9 @@
 """Beam search on the trained Multi30k model (float32), the runtime against
 the converter's independent PyTorch beam search (converter/edgemt_convert/
-beam.py) on the first 200 dev sentences: beam 4 and beam 5 with 4-best
-lists, every hypothesis's ids identical on at least 99% of the sentences and
-the scores within 1e-4 relative (measured: all identical, 2.5e-6 at most;
-the same on all 500 dev sentences, measured once by hand).
+beam.py) on the first 200 dev sentences: beam 4 with the 1-best (the
+default, which stops once the best candidate was </s>), beam 4 and beam 5
+with 4-best lists; every hypothesis's ids identical on at least 99% of the
+sentences and the scores within 1e-4 relative.
 With beam 1 and --scores the runtime prints greedy's output."""
 import os
 import sys
@@ -57,6 +57,9 @@ class Multi30kBeam(unittest.TestCase):
         self.assertGreaterEqual(same, 0.99)
         self.assertLessEqual(worst, 1e-4)
         self.assertTrue(all(len(a[i]) == n_best for i in a))
+
+    def test_beam_4_one_best(self):
+        self.compare(4, 1)
 
     def test_beam_4_four_best(self):
         self.compare(4, 4)

@@ -120,14 +120,16 @@ TEST_CASE("with beams, a batch gives exactly the hypotheses of its sentences one
     const auto sources = Sources(5, spec.source_vocab);
     const auto views = Views(sources);
     for (int beam : {2, 4}) {
-      DecodeOptions decode;
-      decode.beam_size = beam;
-      decode.num_hypotheses = beam;
-      decode.length_penalty = 0.6f;
-      const std::vector<Copy> batch = Run(*translator, views, 0, 5, decode);
-      for (size_t s = 0; s < 5; ++s) {
-        const std::vector<Copy> single = Run(*translator, views, s, 1, decode);
-        for (int k = 0; k < beam; ++k) CHECK(single[static_cast<size_t>(k)] == batch[s * beam + k]);
+      for (int n : {1, beam}) {  // n < beam can stop early, sentences at different steps
+        DecodeOptions decode;
+        decode.beam_size = beam;
+        decode.num_hypotheses = n;
+        decode.length_penalty = 0.6f;
+        const std::vector<Copy> batch = Run(*translator, views, 0, 5, decode);
+        for (size_t s = 0; s < 5; ++s) {
+          const std::vector<Copy> single = Run(*translator, views, s, 1, decode);
+          for (int k = 0; k < n; ++k) CHECK(single[static_cast<size_t>(k)] == batch[s * n + k]);
+        }
       }
     }
   }

@@ -56,11 +56,13 @@ struct DecodeOptions {
   // id). Walking the best 2 x beam_size in that order, a </s> among the
   // first beam_size finishes its hypothesis, and the first beam_size others
   // are the next step's hypotheses. A sentence stops when beam_size
-  // hypotheses have finished, or at its length limit (max_length, or the
-  // default above), where the alive ones finish as they are. Finished
-  // hypotheses are ranked by sum / length^length_penalty, the length
-  // counting </s> when the hypothesis ended with it (ties: the one that
-  // finished first).
+  // hypotheses have finished; or when num_hypotheses have finished and the
+  // best candidate of some step so far was </s> (as CTranslate2's early
+  // exit: with length_penalty 0 nothing alive could beat that hypothesis);
+  // or at its length limit (max_length, or the default above), where the
+  // alive ones finish as they are. Finished hypotheses are ranked by
+  // sum / length^length_penalty, the length counting </s> when the
+  // hypothesis ended with it (ties: the one that finished first).
   int beam_size = 1;
   float length_penalty = 1.0f;
   // Hypotheses returned per sentence (n-best), 1..beam_size.
@@ -107,6 +109,7 @@ struct TranslationProfile {
   double embedding_ms = 0;    // token lookup and positions
   double other_ms = 0;        // activation quantization, activations, argmax
   long parallel_products = 0; // linear layers run on the thread pool
+  double cache_reorder_ms = 0;  // beam search: cache rows moved to surviving hypotheses (part of other_ms)
 };
 
 // One translator serves one thread at a time. For several threads, create

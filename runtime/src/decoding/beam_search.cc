@@ -6,15 +6,6 @@
 
 namespace edgemt {
 
-float LogSumExp(const float* logits, size_t vocab) {
-  float maximum = -std::numeric_limits<float>::infinity();
-  for (size_t v = 0; v < vocab; ++v) maximum = std::fmax(maximum, logits[v]);
-  // expf is a few times faster than the double exp and within an ulp.
-  double sum = 0.0;
-  for (size_t v = 0; v < vocab; ++v) sum += static_cast<double>(std::exp(logits[v] - maximum));
-  return maximum + static_cast<float>(std::log(sum));
-}
-
 float NormalizedScore(float log_prob_sum, size_t length, float length_penalty) {
   return log_prob_sum / static_cast<float>(std::pow(static_cast<double>(length), static_cast<double>(length_penalty)));
 }
@@ -117,6 +108,7 @@ BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logi
     const int32_t token = b->candidate_tokens[i];
     const float score = b->candidate_scores[i];
     if (token == rule.eos_id) {
+      if (i == 0) b->best_finished[sentence] = 1;
       if (i < beam && static_cast<size_t>(b->finished_count[sentence]) < beam) {
         const float previous = b->cumulative[first + from];
         Finish(rule, sentence, from, produced, current, /*with_eos=*/true, score - previous, score, b);
@@ -145,7 +137,8 @@ BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logi
       Finish(rule, sentence, r, produced + 1, next, /*with_eos=*/false, 0.0f, b->cumulative[first + r], b);
     result.live = 0;
   }
-  if (static_cast<size_t>(b->finished_count[sentence]) >= beam) result.live = 0;
+  const size_t finished = static_cast<size_t>(b->finished_count[sentence]);
+  if (finished >= beam || (b->best_finished[sentence] && finished >= rule.num_hypotheses)) result.live = 0;
   if (result.live == 0 && b->finished_count[sentence] == 0)  // nothing could be chosen at all
     Finish(rule, sentence, 0, 0, current, /*with_eos=*/false, 0.0f, 0.0f, b);
   result.done = result.live == 0;

@@ -26,6 +26,7 @@ struct BeamBuffers {
   uint8_t* finished_eos = nullptr;       // [rows] whether it ended with </s>
   float* finished_scores = nullptr;      // [rows] the normalized score
   int32_t* finished_count = nullptr;     // [sentences]
+  uint8_t* best_finished = nullptr;      // [sentences] a step's best candidate was </s>
   int32_t* order = nullptr;              // [rows] finished hypotheses best first
 };
 
@@ -35,6 +36,7 @@ struct BeamRule {
   int32_t eos_id = 0;
   int32_t banned[3] = {-1, -1, -1};  // never chosen (pad, unk, <s>); -1: unused
   float length_penalty = 1.0f;
+  size_t num_hypotheses = 1;  // a sentence can stop once this many have finished
 };
 
 // What one step decides for one sentence.
@@ -42,10 +44,6 @@ struct BeamStepResult {
   size_t live = 0;    // hypotheses alive for the next step (rows 0..live-1)
   bool done = false;  // the sentence needs no more steps
 };
-
-// log(sum(exp(logits))) of one row: the maximum plus the log of the sum of
-// exp(logit - maximum) (each in float32, summed in double).
-float LogSumExp(const float* logits, size_t vocab);
 
 // The score a finished hypothesis is ranked by: sum / float(length^penalty).
 float NormalizedScore(float log_prob_sum, size_t length, float length_penalty);
@@ -57,7 +55,10 @@ float NormalizedScore(float log_prob_sum, size_t length, float length_penalty);
 // reaches the sentence's length limit. Writes the sentence's
 // parent, cumulative, ids[1 - current] and log_probs[1 - current] for the
 // new alive rows, their next decoder input in next_tokens[0..beam), and the
-// finished hypotheses.
+// finished hypotheses. The sentence is done when `beam` hypotheses have
+// finished, or when `num_hypotheses` have and the best candidate of this or
+// an earlier step was </s> (buffers->best_finished, zeroed by the caller),
+// or at the length limit.
 BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logits, const float* log_sum_exp,
                         size_t live, size_t produced, bool eos_allowed, bool last_step, int current,
                         BeamBuffers* buffers, int32_t* next_tokens);

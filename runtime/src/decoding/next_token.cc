@@ -25,6 +25,11 @@ inline float MaxOf(const float* values, size_t begin, size_t end, float best) {
 }  // namespace
 
 EDGEMT_VECTORIZED
+float LargestValue(const float* values, size_t count) {
+  return MaxOf(values, 0, count, -std::numeric_limits<float>::infinity());
+}
+
+EDGEMT_VECTORIZED
 int32_t NextToken(const float* logits, size_t vocab, int32_t banned) {
   // Two passes: the maximum over the allowed ids (vectorized), then the
   // first id that holds it.

@@ -1,0 +1,35 @@
+// log(sum(exp(logits))) of a row of logits: the normalizer that turns
+// logits into log-probabilities for beam search and scores.
+#pragma once
+
+#include <xnnpack.h>
+
+#include <cstddef>
+
+#include "edgemt/status.h"
+
+namespace edgemt {
+
+// XNNPACK's softmax does the work, vectorized (a scalar expf per logit was a
+// fifth of a beam search's time). The row's largest probability is
+// exp(0) / sum, so the normalizer is max(logits) - log(max(probabilities)).
+class LogSumExp {
+ public:
+  LogSumExp() = default;
+  ~LogSumExp();
+  LogSumExp(const LogSumExp&) = delete;
+  LogSumExp& operator=(const LogSumExp&) = delete;
+
+  // For rows of `vocab` logits (vocab > 0); creates the operator once.
+  Status Init(size_t vocab);
+
+  // The normalizer of logits[0..vocab); `probabilities` is scratch of
+  // `vocab` floats (it receives the softmax). NaN if XNNPACK fails to run.
+  float Of(const float* logits, float* probabilities) const;
+
+ private:
+  xnn_operator_t softmax_ = nullptr;
+  size_t vocab_ = 0;
+};
+
+}  // namespace edgemt

@@ -1,0 +1,179 @@
+// One beam-search step on hand-made logits (decoding/beam_search.h): when a
+// sentence stops (beam_size finished; or num_hypotheses finished once a
+// step's best candidate was </s>), and the log-sum-exp normalizer the
+// scores use, against a double-precision sum.
+#include <doctest/doctest.h>
+#include <xnnpack.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "decoding/beam_search.h"
+#include "decoding/log_sum_exp.h"
+
+using namespace edgemt;
+
+namespace {
+
+constexpr int32_t kEos = 3;
+constexpr size_t kVocab = 6;  // pad, unk, <s>, </s>, then two words: 4 and 5
+constexpr size_t kSteps = 8;
+
+// BeamBuffers over vectors, for one sentence.
+struct Buffers {
+  explicit Buffers(size_t beam)
+      : cumulative(beam), parent(beam), ids0(beam * kSteps), ids1(beam * kSteps), lp0(beam * kSteps),
+        lp1(beam * kSteps), cand_scores(2 * beam), cand_rows(2 * beam), cand_tokens(2 * beam),
+        fin_ids(beam * (kSteps + 1)), fin_lps(beam * (kSteps + 1)), fin_lengths(beam), fin_eos(beam),
+        fin_scores(beam), fin_count(1), best(1), order(beam) {
+    b.max_length = kSteps;
+    b.cumulative = cumulative.data();
+    b.parent = parent.data();
+    b.ids[0] = ids0.data();
+    b.ids[1] = ids1.data();
+    b.log_probs[0] = lp0.data();
+    b.log_probs[1] = lp1.data();
+    b.candidate_scores = cand_scores.data();
+    b.candidate_rows = cand_rows.data();
+    b.candidate_tokens = cand_tokens.data();
+    b.finished_ids = fin_ids.data();
+    b.finished_log_probs = fin_lps.data();
+    b.finished_lengths = fin_lengths.data();
+    b.finished_eos = fin_eos.data();
+    b.finished_scores = fin_scores.data();
+    b.finished_count = fin_count.data();
+    b.best_finished = best.data();
+    b.order = order.data();
+  }
+  std::vector<float> cumulative;
+  std::vector<int32_t> parent, ids0, ids1;
+  std::vector<float> lp0, lp1, cand_scores;
+  std::vector<int32_t> cand_rows, cand_tokens, fin_ids;
+  std::vector<float> fin_lps;
+  std::vector<int32_t> fin_lengths;
+  std::vector<uint8_t> fin_eos;
+  std::vector<float> fin_scores;
+  std::vector<int32_t> fin_count;
+  std::vector<uint8_t> best;
+  std::vector<int32_t> order;
+  BeamBuffers b;
+};
+
+BeamRule Rule(size_t beam, size_t num_hypotheses) {
+  BeamRule rule;
+  rule.beam = beam;
+  rule.vocab = kVocab;
+  rule.eos_id = kEos;
+  rule.banned[0] = 0;
+  rule.banned[1] = 1;
+  rule.banned[2] = 2;
+  rule.length_penalty = 0.0f;
+  rule.num_hypotheses = num_hypotheses;
+  return rule;
+}
+
+// Logit rows for `live` hypotheses: row r gives (</s>, 4, 5) the logits in `words`.
+std::vector<float> Rows(const std::vector<std::vector<float>>& words) {
+  std::vector<float> logits;
+  for (const auto& w : words) {
+    const std::vector<float> row = {-50.0f, -50.0f, -50.0f, w[0], w[1], w[2]};
+    logits.insert(logits.end(), row.begin(), row.end());
+  }
+  return logits;
+}
+
+std::vector<float> Normalizers(const std::vector<float>& logits, size_t live) {
+  std::vector<float> lse(live);
+  for (size_t r = 0; r < live; ++r) {
+    double sum = 0.0;
+    for (size_t v = 0; v < kVocab; ++v) sum += std::exp(static_cast<double>(logits[r * kVocab + v]));
+    lse[r] = static_cast<float>(std::log(sum));
+  }
+  return lse;
+}
+
+BeamStepResult Step(const BeamRule& rule, const std::vector<std::vector<float>>& words, size_t produced, int current,
+                    Buffers* buffers, std::vector<int32_t>* next) {
+  const std::vector<float> logits = Rows(words);
+  const std::vector<float> lse = Normalizers(logits, words.size());
+  next->assign(rule.beam, -1);
+  return BeamStep(rule, 0, logits.data(), lse.data(), words.size(), produced, /*eos_allowed=*/true,
+                  /*last_step=*/false, current, &buffers->b, next->data());
+}
+
+}  // namespace
+
+TEST_CASE("a sentence stops once the best candidate was </s> and num_hypotheses have finished") {
+  // Step 0 from <s>: </s> is the best candidate.
+  const std::vector<std::vector<float>> first = {{2.0f, 1.0f, 0.5f}};
+  SUBCASE("one hypothesis asked: done at once") {
+    Buffers buffers(3);
+    std::vector<int32_t> next;
+    const BeamStepResult result = Step(Rule(3, 1), first, 0, 0, &buffers, &next);
+    CHECK(result.done);
+    CHECK(buffers.fin_count[0] == 1);
+    CHECK(buffers.fin_eos[0] == 1);
+    CHECK(buffers.best[0] == 1);
+  }
+  SUBCASE("two asked: it goes on until a second one finishes, even though beam 3 is not full") {
+    Buffers buffers(3);
+    std::vector<int32_t> next;
+    BeamStepResult result = Step(Rule(3, 2), first, 0, 0, &buffers, &next);
+    CHECK_FALSE(result.done);
+    CHECK(result.live == 2);  // words 4 and 5 go on
+    CHECK(next[0] == 4);
+    CHECK(next[1] == 5);
+    // Step 1: </s> ranks second after word 4 of the first hypothesis: it finishes.
+    result = Step(Rule(3, 2), {{1.5f, 2.0f, -5.0f}, {-9.0f, -5.0f, -5.0f}}, 1, 1, &buffers, &next);
+    CHECK(buffers.fin_count[0] == 2);
+    CHECK(result.done);
+  }
+}
+
+TEST_CASE("without a best </s>, a sentence waits for beam_size finished hypotheses") {
+  Buffers buffers(3);
+  std::vector<int32_t> next;
+  // Step 0: word 4 is best; </s> second, so it finishes but is not the best.
+  BeamStepResult result = Step(Rule(3, 1), {{1.0f, 2.0f, 0.5f}}, 0, 0, &buffers, &next);
+  CHECK(buffers.fin_count[0] == 1);
+  CHECK(buffers.best[0] == 0);
+  CHECK_FALSE(result.done);
+  REQUIRE(result.live == 2);
+  // Step 1: again </s> second (after row 0's word 4): two finished, beam 3 not full.
+  result = Step(Rule(3, 1), {{1.5f, 2.0f, -5.0f}, {-9.0f, -5.0f, -5.0f}}, 1, 1, &buffers, &next);
+  CHECK(buffers.fin_count[0] == 2);
+  CHECK(buffers.best[0] == 0);
+  CHECK_FALSE(result.done);
+  REQUIRE(result.live == 3);
+  // Step 2: </s> ranks among the best 3 again: the third finished ends it.
+  result = Step(Rule(3, 1), {{1.5f, 2.0f, -5.0f}, {-9.0f, -5.0f, -5.0f}, {-9.0f, -5.0f, -5.0f}}, 2, 0, &buffers,
+                &next);
+  CHECK(buffers.fin_count[0] == 3);
+  CHECK(result.done);
+}
+
+TEST_CASE("the log-sum-exp normalizer matches a double-precision sum") {
+  REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
+  std::mt19937 random(7);
+  for (size_t vocab : {1u, 7u, 33u, 8000u, 32001u}) {
+    LogSumExp lse;
+    REQUIRE(lse.Init(vocab).ok());
+    std::vector<float> scratch(vocab);
+    for (float spread : {0.1f, 5.0f, 40.0f}) {
+      std::normal_distribution<float> normal(3.0f, spread);
+      std::vector<float> logits(vocab);
+      for (float& x : logits) x = normal(random);
+      double top = -std::numeric_limits<double>::infinity();
+      for (float x : logits) top = std::max(top, static_cast<double>(x));
+      double sum = 0.0;
+      for (float x : logits) sum += std::exp(static_cast<double>(x) - top);
+      const double expected = top + std::log(sum);
+      // The sum of exps is good to a few float ulps relative, so the
+      // normalizer to a few ulps of log(sum) plus the rounding of max + log.
+      const double tolerance = 4e-7 * std::log(sum) + 1e-7 * std::fabs(expected) + 1e-7;
+      CHECK(std::fabs(lse.Of(logits.data(), scratch.data()) - expected) <= tolerance);
+    }
+  }
+}

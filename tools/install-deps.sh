@@ -14,6 +14,8 @@ packages=(
   # Benchmarks: peak memory of child processes.
   time
   python3-torch python3-numpy python3-tqdm
+  # The Python module (python/): pybind11, the headers, pip for its offline install test.
+  python3-pybind11 pybind11-dev python3-dev python3-pip python3-setuptools
   # Cross builds (toolchains/): compilers, qemu-user to run the ARM tests.
   g++-aarch64-linux-gnu g++-arm-linux-gnueabihf qemu-user
   # Fuzzing (libFuzzer) and a second compiler.

@@ -1,6 +1,8 @@
-// Turns input lines into output lines for edgemt-translate: tokenizes or
-// parses ids, translates a batch, and gives every line exactly one output
-// line: a bad line gets an empty line and a message, never the batch's fate.
+// Turns input lines into output lines for edgemt-translate: parses ids or
+// passes text to the library's TextTranslator (which the C API and Python
+// use too), and formats the results so that every line gets exactly one
+// output line (or --n-best lines): a bad line gets an empty line and a
+// message, never the batch's fate.
 #pragma once
 
 #include <memory>
@@ -9,10 +11,7 @@
 
 #include "cli/options.h"
 #include "edgemt/model.h"
-#include "edgemt/translator.h"
-#ifdef EDGEMT_WITH_SENTENCEPIECE
-#include "edgemt/tokenizer.h"
-#endif
+#include "edgemt/text_translator.h"
 
 namespace edgemt::cli {
 
@@ -24,22 +23,20 @@ class LineTranslator {
   // N lines joined by '\n'. `first_line` numbers the lines in messages (1-based).
   void TranslateLines(const std::vector<std::string>& lines, size_t first_line, std::vector<std::string>* outputs);
 
+  // --stream: one line, written to stdout piece by piece as it is produced
+  // (the newline too); messages go to stderr as for TranslateLines.
+  void StreamLine(const std::string& line, size_t line_number);
+
  private:
   LineTranslator() = default;
-  Status SourceIds(const std::string& line, size_t line_number, std::vector<int32_t>* ids) const;
-  Status OutputLine(const TokenIds& ids, std::string* line) const;
+  DecodeOptions Decoding() const;
   // The output of input line `index` (0-based): one line, or --n-best lines.
-  std::string Format(size_t index, const Hypothesis* hypotheses, size_t count, size_t line_number) const;
-  // What a blank (score 0) or failed (no score) input line gives.
-  std::string Empty(size_t index, bool failed) const;
+  std::string Format(size_t index, const TextResult& result) const;
+  // What a failed input line gives (no score).
+  std::string Failed(size_t index) const;
 
   Options options_;
-  std::shared_ptr<const Model> model_;
-  std::unique_ptr<Translator> translator_;
-#ifdef EDGEMT_WITH_SENTENCEPIECE
-  std::unique_ptr<Tokenizer> source_tokenizer_;
-  std::unique_ptr<Tokenizer> target_tokenizer_;
-#endif
+  std::unique_ptr<TextTranslator> translator_;
 };
 
 }  // namespace edgemt::cli

@@ -23,6 +23,15 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "edgemt-translate: %s\n", translator.status().ToString().c_str());
     return 1;
   }
+  if (options.stream) {
+    // Line at a time: each line's pieces go out as the decoder produces them.
+    size_t line_number = 1;
+    for (std::string line; std::getline(std::cin, line); ++line_number) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      translator.value()->StreamLine(line, line_number);
+    }
+    return 0;
+  }
   std::ios::sync_with_stdio(false);
   std::vector<std::string> lines, outputs;
   size_t line_number = 1;

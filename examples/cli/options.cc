@@ -50,6 +50,8 @@ const char* Usage() {
          "                          a source longer than --max-source-length\n"
          "  --packed-cache DIR      keep the weights packed for this CPU in DIR: the first run\n"
          "                          writes a cache file, later runs map it instead of packing\n"
+         "  --stream                write each translation piece by piece as it is produced\n"
+         "                          (greedy or sampling, text in and out; one line at a time)\n"
          "  --input-ids             input lines are space-separated source ids, </s> included\n"
          "  --output-ids            write output ids (without <s> and </s>) instead of text\n"
          "  --help                  this text\n";
@@ -136,6 +138,8 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
         return false;
       }
       options->packed_cache_dir = text;
+    } else if (arg == "--stream") {
+      options->stream = true;
     } else if (arg == "--input-ids") {
       options->input_ids = true;
     } else if (arg == "--output-ids") {
@@ -153,6 +157,11 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
   }
   if (options->sampling_topk != 1 && options->beam_size != 1) {
     *error = "sampling (--sampling-topk other than 1) needs --beam-size 1";
+    return false;
+  }
+  if (options->stream && (options->beam_size != 1 || options->n_best > 0 || options->scores ||
+                          options->input_ids || options->output_ids)) {
+    *error = "--stream is for text in and text out with --beam-size 1, without --n-best or --scores";
     return false;
   }
   if (options->n_best > options->beam_size) {

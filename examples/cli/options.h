@@ -3,9 +3,9 @@
 
 #include <string>
 
-namespace edgemt::cli {
+#include "edgemt/text_translator.h"
 
-enum class LongInput { kTruncate, kError };
+namespace edgemt::cli {
 
 struct Options {
   std::string model_path;
@@ -25,6 +25,7 @@ struct Options {
   std::string packed_cache_dir;  // empty: no packed-cache file
   bool input_ids = false;
   bool output_ids = false;
+  bool stream = false;        // pieces as they come, one line at a time
   LongInput long_input = LongInput::kTruncate;
   bool show_help = false;
 };

@@ -184,6 +184,7 @@ struct Translator::Impl {
       return InvalidArgument("sampling_temperature must be a positive finite number");
     if (decode.sampling_topk != 1 && decode.beam_size != 1)
       return InvalidArgument("sampling (sampling_topk other than 1) needs beam_size 1");
+    if (decode.on_token != nullptr && decode.beam_size != 1) return InvalidArgument("on_token needs beam_size 1");
     return Status::Ok();
   }
 
@@ -251,6 +252,8 @@ struct Translator::Impl {
         workspace.output_ids[s * limits.target + static_cast<size_t>(produced)] = next;
         workspace.output_lengths[s] = produced + 1;
         if (static_cast<size_t>(produced + 1) >= StepsFor(sources[s].size, decode)) workspace.finished[s] = 1;
+        if (decode.on_token != nullptr && !decode.on_token(decode.on_token_user_data, s, next))
+          workspace.finished[s] = 1;  // the caller stopped it
         all_finished = all_finished && workspace.finished[s];
       }
       ChoiceTime(start);
@@ -396,6 +399,8 @@ struct Translator::Impl {
 
 Translator::Translator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Translator::~Translator() = default;
+
+Status Translator::CheckOptions(const DecodeOptions& options) const { return impl_->CheckDecodeOptions(options); }
 
 Result<size_t> Translator::ArenaBytes(const Model& model, const TranslatorOptions& options) {
   TranslatorOptions resolved = options;

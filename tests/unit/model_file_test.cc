@@ -18,6 +18,7 @@
 #include "edgemt/model.h"
 #include "edgemt/translator.h"
 #include "test_model.h"
+#include "test_spm.h"
 #ifdef EDGEMT_WITH_SENTENCEPIECE
 #include <sentencepiece_processor.h>
 
@@ -346,35 +347,7 @@ TEST_CASE("a tokenizer that is not a SentencePiece model") {
 
 namespace {
 
-// A SentencePiece model: EDGEMT_TEST_SPM (tests/robustness/with_tiny_spm.py sets
-// it), else the shared Multi30k one; empty when there is none.
-std::string SentencePieceModelPath() {
-  const char* from_env = std::getenv("EDGEMT_TEST_SPM");
-  if (from_env != nullptr && *from_env != '\0') return from_env;
-#ifdef EDGEMT_SHARED_DIR
-  const std::string shared = std::string(EDGEMT_SHARED_DIR) + "/models/multi30k-ende/spm.model";
-  struct stat info;
-  if (stat(shared.c_str(), &info) == 0) return shared;
-#endif
-  return "";
-}
-
-std::vector<uint8_t> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// A serialized SentencePiece model, or nothing (the test is then skipped, and says so).
-std::vector<uint8_t> SentencePieceModelOrSkip() {
-  const std::string path = SentencePieceModelPath();
-  if (path.empty()) {
-    MESSAGE("skipped: no SentencePiece model (set EDGEMT_TEST_SPM, or provide ../shared/models/multi30k-ende/spm.model)");
-    return {};
-  }
-  std::vector<uint8_t> spm = ReadFile(path);
-  REQUIRE_FALSE(spm.empty());
-  return spm;
-}
+using edgemt::testing::SentencePieceModelOrSkip;
 
 }  // namespace
 

@@ -80,6 +80,13 @@ struct DecodeOptions {
   float sampling_topp = 1.0f;
   float sampling_temperature = 1.0f;
   uint64_t sampling_seed = 0;
+  // Streaming (beam_size 1 only): after each decoder step, on_token gets each
+  // sentence's new id (</s> is not passed: the sentence just ends). When it
+  // returns false, that sentence ends there, as at its length limit
+  // (ended_with_eos false); the others go on. Called on the translating
+  // thread; nullptr: no calls.
+  bool (*on_token)(void* user_data, size_t sentence, int32_t id) = nullptr;
+  void* on_token_user_data = nullptr;
 };
 
 // A sequence of token ids that the caller (or the translator) owns.
@@ -136,6 +143,10 @@ class Translator {
   // n-best with scores: hypotheses[i * num_hypotheses + k] is sentence i's
   // k-th best. Greedy decoding gives one hypothesis with its scores.
   Status Translate(const TokenIds* sources, size_t count, Hypothesis* hypotheses, const DecodeOptions& options);
+
+  // Ok when Translate accepts these options with this translator's limits;
+  // else the status Translate would return for them.
+  Status CheckOptions(const DecodeOptions& options) const;
 
   // Lower level, for tests and benchmarks: encode a batch, then run decoder
   // steps feeding one token per sentence; logits(i) is sentence i's last step.

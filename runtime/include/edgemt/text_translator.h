@@ -1,0 +1,93 @@
+// Text in, text out: the rules every front end shares (edgemt-translate, the
+// C API, the Python module), so that all of them give the same outputs.
+// A TextTranslator tokenizes with the model's SentencePiece model, splits
+// work into batches of at most max_batch_size, translates, and detokenizes.
+// One source's failure (a bad id, an over-long source with
+// LongInput::kError) is that source's result; the others are unaffected.
+// Unlike Translator, this layer allocates (strings and result vectors).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "edgemt/model.h"
+#include "edgemt/status.h"
+#include "edgemt/translator.h"
+
+namespace edgemt {
+
+// A source longer than max_source_length: its first max_source_length - 1
+// ids and </s> are translated (with a warning), or it fails.
+enum class LongInput { kTruncate, kError };
+
+struct TextTranslatorOptions {
+  TranslatorOptions translator;
+  LongInput long_input = LongInput::kTruncate;
+};
+
+struct TextHypothesis {
+  // Detokenized; line breaks a vocabulary might hold become spaces, so a
+  // translation is always one line. Empty when the model has no tokenizer
+  // (or the build has no SentencePiece).
+  std::string text;
+  std::vector<int32_t> ids;             // without </s>
+  float score = 0.0f;                   // as Hypothesis::score
+  std::vector<float> token_log_probs;   // as Hypothesis::token_log_probs (with </s>'s when it ended with </s>)
+  bool ended_with_eos = false;
+};
+
+struct TextResult {
+  Status status;            // this source's own failure
+  std::string warning;      // e.g. a truncated source; empty when none
+  // num_hypotheses, best first, when status is ok. A blank source (only
+  // spaces, or no ids) gives empty hypotheses with score 0.
+  std::vector<TextHypothesis> hypotheses;
+};
+
+// Receives each new piece of a streamed translation; returning false stops it.
+using PieceCallback = std::function<bool(std::string_view piece)>;
+
+class TextTranslator {
+ public:
+  static Result<std::unique_ptr<TextTranslator>> Create(std::shared_ptr<const Model> model,
+                                                        const TextTranslatorOptions& options = {});
+  ~TextTranslator();
+  TextTranslator(const TextTranslator&) = delete;
+  TextTranslator& operator=(const TextTranslator&) = delete;
+
+  // results->size() == count afterwards. The returned status fails only for
+  // what concerns every source (decoding options the translator refuses,
+  // no tokenizer for texts); then results holds that status for each.
+  // Scores and token log-probabilities are filled with beam search, n-best
+  // or return_scores (greedy scores cost a pass over the vocabulary a step).
+  Status TranslateTexts(const std::string* texts, size_t count, const DecodeOptions& decode,
+                        std::vector<TextResult>* results, bool return_scores = false);
+  // Source ids as Translator takes them (ending with </s>: nothing is added).
+  Status TranslateIds(const std::vector<int32_t>* sources, size_t count, const DecodeOptions& decode,
+                      std::vector<TextResult>* results, bool return_scores = false);
+
+  // One text, decoded greedily or by sampling (beam_size 1): on_piece gets
+  // the output text as the decoder produces it. Pieces are whole UTF-8
+  // characters, and their concatenation is exactly result->hypotheses[0].text.
+  // When on_piece returns false decoding stops there: the result holds the
+  // ids so far and their text (ended_with_eos false), of which the pieces
+  // sent are a prefix. on_piece must not throw.
+  Status TranslateStreaming(const std::string& text, const DecodeOptions& decode, const PieceCallback& on_piece,
+                            TextResult* result);
+
+  const Model& model() const;
+  Translator& translator();
+  const TextTranslatorOptions& options() const;  // with the translator's defaults resolved
+  bool has_tokenizer() const;                    // texts in and out need it
+
+ private:
+  struct Impl;
+  explicit TextTranslator(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace edgemt

@@ -1,0 +1,298 @@
+#include "edgemt/text_translator.h"
+
+#include <algorithm>
+#include <new>
+#include <string>
+#include <utility>
+
+#include "streaming_text.h"
+#ifdef EDGEMT_WITH_SENTENCEPIECE
+#include "edgemt/tokenizer.h"
+#endif
+
+namespace edgemt {
+namespace {
+
+bool IsBlank(const std::string& text) {
+  for (char c : text) {
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return false;
+  }
+  return true;
+}
+
+// What a blank source gives: num_hypotheses empty translations, score 0.
+void BlankResult(const DecodeOptions& decode, TextResult* result) {
+  result->hypotheses.assign(static_cast<size_t>(decode.num_hypotheses), TextHypothesis());
+}
+
+}  // namespace
+
+struct TextTranslator::Impl {
+  std::shared_ptr<const Model> model;
+  TextTranslatorOptions options;
+  std::unique_ptr<Translator> translator;
+#ifdef EDGEMT_WITH_SENTENCEPIECE
+  std::unique_ptr<Tokenizer> source_tokenizer;
+  std::unique_ptr<Tokenizer> target_tokenizer;
+#endif
+
+  bool has_tokenizer() const {
+#ifdef EDGEMT_WITH_SENTENCEPIECE
+    return source_tokenizer != nullptr && target_tokenizer != nullptr;
+#else
+    return false;
+#endif
+  }
+
+  Status NeedTokenizer() const {
+#ifdef EDGEMT_WITH_SENTENCEPIECE
+    if (has_tokenizer()) return Status::Ok();
+    return Status(StatusCode::kNotFound, "the model has no tokenizer: translate token ids instead");
+#else
+    return Status(StatusCode::kUnsupported, "this build has no SentencePiece: translate token ids instead");
+#endif
+  }
+
+  // Applies the length limit to a source that ends with </s>.
+  Status Limit(std::vector<int32_t>* ids, std::string* warning) const {
+    const ModelConfig& config = model->config();
+    const size_t limit = static_cast<size_t>(translator->options().max_source_length);
+    if (ids->size() <= limit) return Status::Ok();
+    const std::string message =
+        "the source has " + std::to_string(ids->size()) + " tokens, more than the limit of " + std::to_string(limit);
+    if (options.long_input == LongInput::kError) return Status(StatusCode::kInvalidArgument, message);
+    *warning = message + ": translating its first " + std::to_string(limit);
+    ids->resize(limit - 1);
+    ids->push_back(config.eos_id);
+    return Status::Ok();
+  }
+
+  Status IdsOfText(const std::string& text, std::vector<int32_t>* ids, std::string* warning) const {
+#ifdef EDGEMT_WITH_SENTENCEPIECE
+    EDGEMT_RETURN_IF_ERROR(source_tokenizer->Encode(text, ids));
+    if (ids->empty()) return Status::Ok();  // nothing SentencePiece keeps: a blank source
+    ids->push_back(model->config().eos_id);
+    return Limit(ids, warning);
+#else
+    (void)text, (void)ids, (void)warning;
+    return NeedTokenizer();
+#endif
+  }
+
+  Status CheckIds(std::vector<int32_t>* ids, std::string* warning) const {
+    const int vocab = model->config().source_vocab_size;
+    for (int32_t id : *ids) {
+      if (id < 0 || id >= vocab)
+        return Status(StatusCode::kInvalidArgument, "id " + std::to_string(id) +
+                                                        " is outside the source vocabulary (0.." +
+                                                        std::to_string(vocab - 1) + ")");
+    }
+    if (ids->empty()) return Status::Ok();
+    return Limit(ids, warning);
+  }
+
+  // The text of output ids, one line whatever pieces the vocabulary has;
+  // empty without a tokenizer.
+  Status TextOf(const int32_t* ids, size_t count, std::string* text) const {
+    text->clear();
+#ifdef EDGEMT_WITH_SENTENCEPIECE
+    if (target_tokenizer == nullptr) return Status::Ok();
+    EDGEMT_RETURN_IF_ERROR(target_tokenizer->Decode(ids, count, text));
+    for (char& c : *text) {
+      if (c == '\n' || c == '\r') c = ' ';
+    }
+#else
+    (void)ids, (void)count;
+#endif
+    return Status::Ok();
+  }
+
+  // Copies a hypothesis out of the translator's memory.
+  Status Copy(const Hypothesis& h, bool with_scores, TextHypothesis* out) const {
+    out->ids.assign(h.ids.data, h.ids.data + h.ids.size);
+    out->ended_with_eos = h.ended_with_eos;
+    if (with_scores) {
+      out->score = h.score;
+      const size_t scored = h.ids.size + (h.ended_with_eos ? 1 : 0);
+      if (h.token_log_probs != nullptr) out->token_log_probs.assign(h.token_log_probs, h.token_log_probs + scored);
+    }
+    return TextOf(h.ids.data, h.ids.size, &out->text);
+  }
+
+  // Translates sources[0..count) (each ends with </s>) into results[0..count).
+  Status TranslateBatch(const std::vector<int32_t>* const* sources, size_t count, const DecodeOptions& decode,
+                        bool return_scores, TextResult* const* results) {
+    // Scores cost a pass over the vocabulary per greedy step; beams have them anyway.
+    const bool with_scores = return_scores || decode.beam_size > 1 || decode.num_hypotheses > 1;
+    const size_t per_source = static_cast<size_t>(decode.num_hypotheses);
+    std::vector<TokenIds> inputs(count);
+    for (size_t s = 0; s < count; ++s) inputs[s] = TokenIds{sources[s]->data(), sources[s]->size()};
+    std::vector<Hypothesis> hypotheses(count * per_source);
+    if (with_scores) {
+      EDGEMT_RETURN_IF_ERROR(translator->Translate(inputs.data(), count, hypotheses.data(), decode));
+    } else {
+      std::vector<TokenIds> outputs(count);
+      EDGEMT_RETURN_IF_ERROR(translator->Translate(inputs.data(), count, outputs.data(), decode));
+      for (size_t s = 0; s < count; ++s) hypotheses[s].ids = outputs[s];
+    }
+    for (size_t s = 0; s < count; ++s) {
+      results[s]->hypotheses.assign(per_source, TextHypothesis());
+      for (size_t k = 0; k < per_source; ++k) {
+        const Status status = Copy(hypotheses[s * per_source + k], with_scores, &results[s]->hypotheses[k]);
+        if (!status.ok()) {
+          results[s]->status = status;
+          results[s]->hypotheses.clear();
+          break;
+        }
+      }
+    }
+    return Status::Ok();
+  }
+
+  // Translates the prepared sources (results with a failed status or blank
+  // ones are left alone) in batches of at most max_batch_size; a batch that
+  // fails is translated one by one so that only the bad source is lost.
+  void TranslatePrepared(std::vector<std::vector<int32_t>>& sources, const DecodeOptions& decode,
+                         bool return_scores, std::vector<TextResult>* results) {
+    std::vector<const std::vector<int32_t>*> batch;
+    std::vector<TextResult*> batch_results;
+    const size_t capacity = static_cast<size_t>(translator->options().max_batch_size);
+    auto flush = [&]() {
+      if (batch.empty()) return;
+      if (!TranslateBatch(batch.data(), batch.size(), decode, return_scores, batch_results.data()).ok()) {
+        for (size_t s = 0; s < batch.size(); ++s) {
+          const Status status = TranslateBatch(&batch[s], 1, decode, return_scores, &batch_results[s]);
+          if (!status.ok()) batch_results[s]->status = status;
+        }
+      }
+      batch.clear();
+      batch_results.clear();
+    };
+    for (size_t i = 0; i < sources.size(); ++i) {
+      TextResult& result = (*results)[i];
+      if (!result.status.ok()) continue;
+      if (sources[i].empty()) {
+        BlankResult(decode, &result);
+        continue;
+      }
+      batch.push_back(&sources[i]);
+      batch_results.push_back(&result);
+      if (batch.size() == capacity) flush();
+    }
+    flush();
+  }
+};
+
+TextTranslator::TextTranslator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+TextTranslator::~TextTranslator() = default;
+
+Result<std::unique_ptr<TextTranslator>> TextTranslator::Create(std::shared_ptr<const Model> model,
+                                                               const TextTranslatorOptions& options) {
+  if (model == nullptr) return Status(StatusCode::kInvalidArgument, "the model is null");
+  auto impl = std::unique_ptr<Impl>(new (std::nothrow) Impl);
+  if (!impl) return Status(StatusCode::kResourceExhausted, "out of memory");
+  impl->model = std::move(model);
+  impl->options = options;
+#ifdef EDGEMT_WITH_SENTENCEPIECE
+  // A model without a tokenizer still translates ids; a broken one is an error.
+  auto source = Tokenizer::Create(*impl->model, Tokenizer::Side::kSource);
+  if (source.ok()) {
+    auto target = Tokenizer::Create(*impl->model, Tokenizer::Side::kTarget, source.value().get());
+    if (!target.ok()) return target.status();
+    impl->source_tokenizer = std::move(source.value());
+    impl->target_tokenizer = std::move(target.value());
+  } else if (source.status().code() != StatusCode::kNotFound) {
+    return source.status();
+  }
+#endif
+  auto translator = Translator::Create(impl->model, options.translator);
+  if (!translator.ok()) return translator.status();
+  impl->translator = std::move(translator.value());
+  impl->options.translator = impl->translator->options();
+  return std::unique_ptr<TextTranslator>(new (std::nothrow) TextTranslator(std::move(impl)));
+}
+
+Status TextTranslator::TranslateTexts(const std::string* texts, size_t count, const DecodeOptions& decode,
+                                      std::vector<TextResult>* results, bool return_scores) {
+  results->assign(count, TextResult());
+  Status status = impl_->translator->CheckOptions(decode);
+  if (status.ok()) status = impl_->NeedTokenizer();
+  if (status.ok() && texts == nullptr && count > 0) status = Status(StatusCode::kInvalidArgument, "texts is null");
+  if (!status.ok()) {
+    for (TextResult& r : *results) r.status = status;
+    return status;
+  }
+  std::vector<std::vector<int32_t>> sources(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (IsBlank(texts[i])) continue;
+    TextResult& r = (*results)[i];
+    r.status = impl_->IdsOfText(texts[i], &sources[i], &r.warning);
+  }
+  impl_->TranslatePrepared(sources, decode, return_scores, results);
+  return Status::Ok();
+}
+
+Status TextTranslator::TranslateIds(const std::vector<int32_t>* sources, size_t count, const DecodeOptions& decode,
+                                    std::vector<TextResult>* results, bool return_scores) {
+  results->assign(count, TextResult());
+  Status status = impl_->translator->CheckOptions(decode);
+  if (status.ok() && sources == nullptr && count > 0) status = Status(StatusCode::kInvalidArgument, "sources is null");
+  if (!status.ok()) {
+    for (TextResult& r : *results) r.status = status;
+    return status;
+  }
+  std::vector<std::vector<int32_t>> prepared(sources, sources + count);
+  for (size_t i = 0; i < count; ++i) {
+    TextResult& r = (*results)[i];
+    r.status = impl_->CheckIds(&prepared[i], &r.warning);
+  }
+  impl_->TranslatePrepared(prepared, decode, return_scores, results);
+  return Status::Ok();
+}
+
+Status TextTranslator::TranslateStreaming(const std::string& text, const DecodeOptions& decode,
+                                          const PieceCallback& on_piece, TextResult* result) {
+  if (result == nullptr) return Status(StatusCode::kInvalidArgument, "result is null");
+  *result = TextResult();
+  Status status = impl_->translator->CheckOptions(decode);
+  if (status.ok() && decode.beam_size != 1)
+    status = Status(StatusCode::kInvalidArgument, "streaming needs beam_size 1 (greedy or sampling)");
+  if (status.ok() && decode.num_hypotheses != 1)
+    status = Status(StatusCode::kInvalidArgument, "streaming gives one hypothesis (num_hypotheses 1)");
+  if (status.ok() && decode.on_token != nullptr)
+    status = Status(StatusCode::kInvalidArgument, "streaming sets on_token itself");
+  if (status.ok()) status = impl_->NeedTokenizer();
+  if (status.ok() && !on_piece) status = Status(StatusCode::kInvalidArgument, "on_piece is empty");
+  if (!status.ok()) {
+    result->status = status;
+    return status;
+  }
+  std::vector<int32_t> source;
+  if (!IsBlank(text)) result->status = impl_->IdsOfText(text, &source, &result->warning);
+  if (!result->status.ok()) return result->status;
+  if (source.empty()) {
+    BlankResult(decode, result);
+    return Status::Ok();
+  }
+  // Each new id: the text of all ids so far, of which the settled part not yet sent goes out.
+  StreamingText stream([this](const int32_t* ids, size_t count, std::string* out) {
+    return impl_->TextOf(ids, count, out);
+  }, on_piece);
+  DecodeOptions streaming = decode;
+  streaming.on_token = [](void* user_data, size_t, int32_t id) { return static_cast<StreamingText*>(user_data)->Add(id); };
+  streaming.on_token_user_data = &stream;
+  const std::vector<int32_t>* one = &source;
+  TextResult* out = result;
+  status = impl_->TranslateBatch(&one, 1, streaming, /*return_scores=*/false, &out);
+  if (!status.ok()) result->status = status;
+  if (!result->status.ok()) return result->status;
+  if (!stream.stopped()) result->status = stream.Finish(result->hypotheses[0].text);
+  return result->status;
+}
+
+const Model& TextTranslator::model() const { return *impl_->model; }
+Translator& TextTranslator::translator() { return *impl_->translator; }
+const TextTranslatorOptions& TextTranslator::options() const { return impl_->options; }
+bool TextTranslator::has_tokenizer() const { return impl_->has_tokenizer(); }
+
+}  // namespace edgemt

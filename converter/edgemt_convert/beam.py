@@ -8,8 +8,9 @@ C++ code, so that the runtime can be checked against it:
   rank by score, then beam, then id; of the best 2 * beam, a </s> among the
   first `beam` finishes its hypothesis and the first `beam` others go on.
   A sentence stops with `beam` finished hypotheses; or with num_hypotheses
-  finished once the best candidate of some step was </s>; or at its length
-  limit (max_steps, as greedy), where the alive ones finish as they are.
+  finished, the best of which scores at least every alive hypothesis's
+  sum / (its length + 1)^penalty; or at its length limit (max_steps, as
+  greedy), where the alive ones finish as they are.
   Finished hypotheses rank by sum / length^penalty (length counting </s>
   when present), ties by finishing order.
 One sentence at a time (a batch gives the same per-sentence results).
@@ -46,7 +47,6 @@ def beam_search(ref, source, beam, length_penalty=1.0, num_hypotheses=1, max_len
     alive = [([], [], np.float32(0.0))]            # (ids, log-probs, cumulative) per alive hypothesis
     tokens = [cfg.decoder_start_id]
     finished = []
-    best_was_eos = False
     for step in range(limit):
         h = ref.decode(state, torch.tensor(tokens, dtype=torch.long)[:, None])[:, -1]
         logits = ref.project(h).to(torch.float32)
@@ -70,8 +70,6 @@ def beam_search(ref, source, beam, length_penalty=1.0, num_hypotheses=1, max_len
             row, col = divmod(k, flat.shape[1])
             candidates.append((value, row, int(index[col])))
         next_alive, parents, next_tokens = [], [], []
-        if candidates and candidates[0][2] == cfg.eos_id:
-            best_was_eos = True
         for rank, (value, row, token) in enumerate(candidates):
             ids, lps, cum = alive[row]
             lp = float(np.float32(value) - cum)
@@ -89,7 +87,10 @@ def beam_search(ref, source, beam, length_penalty=1.0, num_hypotheses=1, max_len
                 if len(finished) < beam:
                     finished.append(Hypothesis(ids, lps, normalized(cum, len(ids), length_penalty), False))
             next_alive = []
-        if len(finished) >= beam or (best_was_eos and len(finished) >= num_hypotheses) or not next_alive:
+        settled = len(finished) >= num_hypotheses and next_alive and all(
+            max(f.score for f in finished) >= normalized(cum, len(ids) + 1, length_penalty)
+            for ids, _, cum in next_alive)
+        if len(finished) >= beam or settled or not next_alive:
             break
         alive, tokens = next_alive, next_tokens
         state.select(torch.tensor(parents, dtype=torch.long))

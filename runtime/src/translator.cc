@@ -295,7 +295,6 @@ struct Translator::Impl {
       workspace.live[s] = 1;  // the first step continues <s> only
       workspace.finished[s] = 0;
       b.finished_count[s] = 0;
-      b.best_finished[s] = 0;
       b.cumulative[s * beam] = 0.0f;
       for (size_t r = 0; r < beam; ++r) workspace.step_tokens[s * beam + r] = config.decoder_start_id;
       longest = std::max(longest, StepsFor(sources[s].size, decode));

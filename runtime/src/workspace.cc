@@ -76,7 +76,6 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
     layout->Add(&beams.finished_eos, rows);
     layout->Add(&beams.finished_scores, rows);
     layout->Add(&beams.finished_count, limits.batch);
-    layout->Add(&beams.best_finished, limits.batch);
     layout->Add(&beams.order, rows);
   }
 

@@ -1,7 +1,7 @@
 // One beam-search step on hand-made logits (decoding/beam_search.h): when a
-// sentence stops (beam_size finished; or num_hypotheses finished once a
-// step's best candidate was </s>), and the log-sum-exp normalizer the
-// scores use, against a double-precision sum.
+// sentence stops (beam_size finished; or num_hypotheses finished, the best
+// beating every alive hypothesis ending next), and the log-sum-exp
+// normalizer the scores use, against a double-precision sum.
 #include <doctest/doctest.h>
 #include <xnnpack.h>
 
@@ -27,7 +27,7 @@ struct Buffers {
       : cumulative(beam), parent(beam), ids0(beam * kSteps), ids1(beam * kSteps), lp0(beam * kSteps),
         lp1(beam * kSteps), cand_scores(2 * beam), cand_rows(2 * beam), cand_tokens(2 * beam),
         fin_ids(beam * (kSteps + 1)), fin_lps(beam * (kSteps + 1)), fin_lengths(beam), fin_eos(beam),
-        fin_scores(beam), fin_count(1), best(1), order(beam) {
+        fin_scores(beam), fin_count(1), order(beam) {
     b.max_length = kSteps;
     b.cumulative = cumulative.data();
     b.parent = parent.data();
@@ -44,7 +44,6 @@ struct Buffers {
     b.finished_eos = fin_eos.data();
     b.finished_scores = fin_scores.data();
     b.finished_count = fin_count.data();
-    b.best_finished = best.data();
     b.order = order.data();
   }
   std::vector<float> cumulative;
@@ -56,7 +55,6 @@ struct Buffers {
   std::vector<uint8_t> fin_eos;
   std::vector<float> fin_scores;
   std::vector<int32_t> fin_count;
-  std::vector<uint8_t> best;
   std::vector<int32_t> order;
   BeamBuffers b;
 };
@@ -105,8 +103,8 @@ BeamStepResult Step(const BeamRule& rule, const std::vector<std::vector<float>>&
 
 }  // namespace
 
-TEST_CASE("a sentence stops once the best candidate was </s> and num_hypotheses have finished") {
-  // Step 0 from <s>: </s> is the best candidate.
+TEST_CASE("a sentence stops once num_hypotheses have finished and the best beats every alive one ending next") {
+  // Step 0 from <s>: </s> is the best candidate (length penalty 0: scores are sums).
   const std::vector<std::vector<float>> first = {{2.0f, 1.0f, 0.5f}};
   SUBCASE("one hypothesis asked: done at once") {
     Buffers buffers(3);
@@ -115,7 +113,6 @@ TEST_CASE("a sentence stops once the best candidate was </s> and num_hypotheses 
     CHECK(result.done);
     CHECK(buffers.fin_count[0] == 1);
     CHECK(buffers.fin_eos[0] == 1);
-    CHECK(buffers.best[0] == 1);
   }
   SUBCASE("two asked: it goes on until a second one finishes, even though beam 3 is not full") {
     Buffers buffers(3);
@@ -125,26 +122,25 @@ TEST_CASE("a sentence stops once the best candidate was </s> and num_hypotheses 
     CHECK(result.live == 2);  // words 4 and 5 go on
     CHECK(next[0] == 4);
     CHECK(next[1] == 5);
-    // Step 1: </s> ranks second after word 4 of the first hypothesis: it finishes.
+    // Step 1: </s> ranks second after word 4 of the first hypothesis: it
+    // finishes, and the first finished one still beats every alive one.
     result = Step(Rule(3, 2), {{1.5f, 2.0f, -5.0f}, {-9.0f, -5.0f, -5.0f}}, 1, 1, &buffers, &next);
     CHECK(buffers.fin_count[0] == 2);
     CHECK(result.done);
   }
 }
 
-TEST_CASE("without a best </s>, a sentence waits for beam_size finished hypotheses") {
+TEST_CASE("while an alive hypothesis could still win, a sentence goes on until beam_size have finished") {
   Buffers buffers(3);
   std::vector<int32_t> next;
-  // Step 0: word 4 is best; </s> second, so it finishes but is not the best.
+  // Step 0: word 4 is best; </s> second, so it finishes, but word 4's sum is higher.
   BeamStepResult result = Step(Rule(3, 1), {{1.0f, 2.0f, 0.5f}}, 0, 0, &buffers, &next);
   CHECK(buffers.fin_count[0] == 1);
-  CHECK(buffers.best[0] == 0);
   CHECK_FALSE(result.done);
   REQUIRE(result.live == 2);
-  // Step 1: again </s> second (after row 0's word 4): two finished, beam 3 not full.
+  // Step 1: again </s> second (after row 0's word 4), again below word 4's sum.
   result = Step(Rule(3, 1), {{1.5f, 2.0f, -5.0f}, {-9.0f, -5.0f, -5.0f}}, 1, 1, &buffers, &next);
   CHECK(buffers.fin_count[0] == 2);
-  CHECK(buffers.best[0] == 0);
   CHECK_FALSE(result.done);
   REQUIRE(result.live == 3);
   // Step 2: </s> ranks among the best 3 again: the third finished ends it.
@@ -152,6 +148,23 @@ TEST_CASE("without a best </s>, a sentence waits for beam_size finished hypothes
                 &next);
   CHECK(buffers.fin_count[0] == 3);
   CHECK(result.done);
+}
+
+TEST_CASE("with a length penalty, the alive hypotheses are judged as if </s> came next") {
+  // Step 0: </s> best (sum -0.46, length 1); word 4 alive with sum -1.46, which
+  // with </s> next would have length 2: -1.46 / 2 = -0.73 with penalty 1,
+  // below -0.46: done. With penalty 3, -1.46 / 8 = -0.18 beats it: not done.
+  const std::vector<std::vector<float>> first = {{2.0f, 1.0f, 0.5f}};
+  for (float penalty : {1.0f, 3.0f}) {
+    CAPTURE(penalty);
+    Buffers buffers(2);
+    std::vector<int32_t> next;
+    BeamRule rule = Rule(2, 1);
+    rule.length_penalty = penalty;
+    const BeamStepResult result = Step(rule, first, 0, 0, &buffers, &next);
+    CHECK(buffers.fin_count[0] == 1);
+    CHECK(result.done == (penalty == 1.0f));
+  }
 }
 
 TEST_CASE("the log-sum-exp normalizer matches a double-precision sum") {

@@ -57,9 +57,10 @@ struct DecodeOptions {
   // first beam_size finishes its hypothesis, and the first beam_size others
   // are the next step's hypotheses. A sentence stops when beam_size
   // hypotheses have finished; or when num_hypotheses have finished and the
-  // best candidate of some step so far was </s> (as CTranslate2's early
-  // exit: with length_penalty 0 nothing alive could beat that hypothesis);
-  // or at its length limit (max_length, or the default above), where the
+  // best of them scores at least what every alive hypothesis would score if
+  // </s> came next at no cost (its sum / (its length + 1)^length_penalty:
+  // with length_penalty 0 nothing alive could beat the best any more); or
+  // at its length limit (max_length, or the default above), where the
   // alive ones finish as they are. Finished hypotheses are ranked by
   // sum / length^length_penalty, the length counting </s> when the
   // hypothesis ended with it (ties: the one that finished first).

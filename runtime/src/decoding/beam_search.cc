@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <limits>
 
 namespace edgemt {
@@ -108,7 +109,6 @@ BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logi
     const int32_t token = b->candidate_tokens[i];
     const float score = b->candidate_scores[i];
     if (token == rule.eos_id) {
-      if (i == 0) b->best_finished[sentence] = 1;
       if (i < beam && static_cast<size_t>(b->finished_count[sentence]) < beam) {
         const float previous = b->cumulative[first + from];
         Finish(rule, sentence, from, produced, current, /*with_eos=*/true, score - previous, score, b);
@@ -138,7 +138,17 @@ BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logi
     result.live = 0;
   }
   const size_t finished = static_cast<size_t>(b->finished_count[sentence]);
-  if (finished >= beam || (b->best_finished[sentence] && finished >= rule.num_hypotheses)) result.live = 0;
+  // Done when the best finished hypothesis beats what every alive one would
+  // score if </s> came next at no cost (exact with length_penalty 0).
+  bool settled = false;
+  if (finished >= rule.num_hypotheses && result.live > 0) {
+    float best_finished = -std::numeric_limits<float>::infinity();
+    for (size_t f = 0; f < finished; ++f) best_finished = std::max(best_finished, b->finished_scores[first + f]);
+    settled = true;
+    for (size_t r = 0; r < result.live && settled; ++r)
+      settled = best_finished >= NormalizedScore(b->cumulative[first + r], produced + 2, rule.length_penalty);
+  }
+  if (finished >= beam || settled) result.live = 0;
   if (result.live == 0 && b->finished_count[sentence] == 0)  // nothing could be chosen at all
     Finish(rule, sentence, 0, 0, current, /*with_eos=*/false, 0.0f, 0.0f, b);
   result.done = result.live == 0;

@@ -26,7 +26,6 @@ struct BeamBuffers {
   uint8_t* finished_eos = nullptr;       // [rows] whether it ended with </s>
   float* finished_scores = nullptr;      // [rows] the normalized score
   int32_t* finished_count = nullptr;     // [sentences]
-  uint8_t* best_finished = nullptr;      // [sentences] a step's best candidate was </s>
   int32_t* order = nullptr;              // [rows] finished hypotheses best first
 };
 
@@ -56,9 +55,9 @@ float NormalizedScore(float log_prob_sum, size_t length, float length_penalty);
 // parent, cumulative, ids[1 - current] and log_probs[1 - current] for the
 // new alive rows, their next decoder input in next_tokens[0..beam), and the
 // finished hypotheses. The sentence is done when `beam` hypotheses have
-// finished, or when `num_hypotheses` have and the best candidate of this or
-// an earlier step was </s> (buffers->best_finished, zeroed by the caller),
-// or at the length limit.
+// finished; or when `num_hypotheses` have and the best of them scores at
+// least what each alive hypothesis would if </s> came next at no cost; or
+// at the length limit.
 BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logits, const float* log_sum_exp,
                         size_t live, size_t produced, bool eos_allowed, bool last_step, int current,
                         BeamBuffers* buffers, int32_t* next_tokens);

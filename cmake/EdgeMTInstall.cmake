@@ -1,9 +1,11 @@
 # `cmake --install BUILD [--prefix DIR]` installs:
-#   lib/libedgemt.a (or .so with -DBUILD_SHARED_LIBS=ON)
+#   lib/libedgemt.a (or .so with -DBUILD_SHARED_LIBS=ON): the C++ API
+#   lib/libedgemt.so                      (the C API, edgemt/edgemt.h, unless -DEDGEMT_BUILD_SHARED=OFF)
 #   include/edgemt/*.h                    (all of runtime/include/edgemt)
 #   bin/edgemt-translate                  (the CLI, when built)
 #   lib/cmake/EdgeMT/                     (find_package(EdgeMT) -> EdgeMT::edgemt)
-#   lib/pkgconfig/edgemt.pc               (pkg-config --cflags --libs edgemt)
+#   lib/pkgconfig/edgemt.pc               (pkg-config --cflags --libs edgemt: C++, static)
+#   lib/pkgconfig/edgemt-c.pc             (pkg-config --cflags --libs edgemt-c: C, libedgemt.so)
 # (lib is lib/<multiarch> when the prefix is /usr, as GNUInstallDirs says.)
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -28,6 +30,10 @@ foreach(_lib IN LISTS _edgemt_links)
   endif()
 endforeach()
 list(REMOVE_DUPLICATES _edgemt_export_targets)
+# libedgemt.so, the C API (runtime/CMakeLists.txt): EdgeMT::edgemt_shared.
+if(TARGET edgemt_shared)
+  list(APPEND _edgemt_export_targets edgemt_shared)
+endif()
 
 install(TARGETS ${_edgemt_export_targets} EXPORT EdgeMTTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -100,7 +106,8 @@ if(EDGEMT_WITH_SENTENCEPIECE)
 endif()
 string(APPEND EDGEMT_PC_DEPS "-pthread -lm")
 if(EDGEMT_STATIC_LIBRARY)
-  set(EDGEMT_PC_LIBS "-L\${libdir} -ledgemt ${EDGEMT_PC_DEPS}")
+  # The archive by its path: -ledgemt would pick libedgemt.so, which exports the C API only.
+  set(EDGEMT_PC_LIBS "\${libdir}/libedgemt.a ${EDGEMT_PC_DEPS}")
   set(EDGEMT_PC_LIBS_PRIVATE "")
 else()
   set(EDGEMT_PC_LIBS "-L\${libdir} -ledgemt")
@@ -111,3 +118,8 @@ file(RELATIVE_PATH EDGEMT_PC_PREFIX /${EDGEMT_PC_DIR} /)
 string(REGEX REPLACE "/$" "" EDGEMT_PC_PREFIX "${EDGEMT_PC_PREFIX}")
 configure_file(${PROJECT_SOURCE_DIR}/cmake/edgemt.pc.in ${PROJECT_BINARY_DIR}/edgemt.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/edgemt.pc DESTINATION ${EDGEMT_PC_DIR})
+# edgemt-c: the C API in libedgemt.so (`pkg-config --cflags --libs edgemt-c`).
+if(TARGET edgemt_shared)
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/edgemt-c.pc.in ${PROJECT_BINARY_DIR}/edgemt-c.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/edgemt-c.pc DESTINATION ${EDGEMT_PC_DIR})
+endif()

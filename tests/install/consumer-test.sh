@@ -31,4 +31,16 @@ echo "   $flags"
 # shellcheck disable=SC2086 # the flags are words
 "$cxx" -std=c++17 -o "$work/pkgconfig-consumer" "$consumer/main.cc" $flags
 "$work/pkgconfig-consumer"
+echo "-- pkg-config edgemt-c: examples/translate.c against libedgemt.so"
+test "$(pkg-config --modversion edgemt-c)" = "$version"
+cflags="$(pkg-config --cflags --libs edgemt-c)"
+echo "   $cflags"
+# shellcheck disable=SC2086 # the flags are words
+cc -std=c99 -Wall -Werror -o "$work/translate-c" "$consumer/../../../examples/translate.c" $cflags
+# Every symbol resolved at load time; without a model it prints its usage and exits 2.
+set +e
+LD_BIND_NOW=1 LD_LIBRARY_PATH="$(pkg-config --variable=libdir edgemt-c)" "$work/translate-c" 2>"$work/usage.txt"
+code=$?
+set -e
+test "$code" -eq 2 && grep -q "usage:" "$work/usage.txt"
 echo "install_consumer: ok"

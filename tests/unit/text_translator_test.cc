@@ -266,3 +266,15 @@ TEST_CASE("tokenizer: texts, ids and streaming agree, and a stream stops when as
         StatusCode::kInvalidArgument);
 }
 #endif
+
+// edgemt.h compiles as C++ too (tests/c_api/c_api_test.c is its C99 test).
+extern "C" {
+#include "edgemt/edgemt.h"
+}
+
+TEST_CASE("the C API header compiles as C++ and its statuses match the C++ codes") {
+  CHECK(std::string(edgemt_status_name(EDGEMT_INVALID_MODEL)) == "INVALID_MODEL");
+  edgemt_model* model = nullptr;
+  CHECK(edgemt_model_load("/nonexistent.edgemt", &model) == EDGEMT_NOT_FOUND);
+  CHECK(std::string(edgemt_last_error()).find("/nonexistent.edgemt") != std::string::npos);
+}

@@ -1,0 +1,178 @@
+/* EdgeMT's C API: offline translation for any language with a C FFI (JNI,
+ * Swift, Dart, Rust, Go, ...). Pure C99; also compiles as C++.
+ *
+ * Every function that can fail returns an edgemt_status; the message of the
+ * last failure on the calling thread is edgemt_last_error(). Nothing aborts
+ * and no C++ exception crosses this boundary. Handles are opaque; each has a
+ * free function, which accepts NULL. A model may be freed before the
+ * translators made from it (they keep what they need). One translator
+ * serves one call at a time: concurrent calls on the same translator wait
+ * for each other; for parallel work create one translator per thread.
+ *
+ * Options structs carry their own size (struct_size): initialize them with
+ * their _init function, so a program built against this header keeps
+ * working with later versions of the library that add fields.
+ *
+ * In libedgemt.so these are the only symbols exported; link with -ledgemt.
+ */
+#ifndef EDGEMT_EDGEMT_H_
+#define EDGEMT_EDGEMT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#if defined(__GNUC__)
+#define EDGEMT_API __attribute__((visibility("default")))
+#else
+#define EDGEMT_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum edgemt_status {
+  EDGEMT_OK = 0,
+  EDGEMT_INVALID_ARGUMENT = 1,   /* a bad request: NULL, a wrong handle, ids out of range, options out of limits */
+  EDGEMT_INVALID_MODEL = 2,      /* the model file is corrupt or inconsistent */
+  EDGEMT_UNSUPPORTED = 3,        /* a valid file this library cannot run, or a feature this build lacks */
+  EDGEMT_NOT_FOUND = 4,          /* a file that cannot be opened, a model without a tokenizer */
+  EDGEMT_RESOURCE_EXHAUSTED = 5, /* out of memory */
+  EDGEMT_INTERNAL = 6,           /* a dependency failed */
+  EDGEMT_BUFFER_TOO_SMALL = 7    /* the caller's buffer is too small: the size needed was written */
+} edgemt_status;
+
+/* The message of this thread's last failed call ("" before any). Valid until
+ * this thread's next call into EdgeMT. */
+EDGEMT_API const char* edgemt_last_error(void);
+/* "OK", "INVALID_ARGUMENT", ...; "UNKNOWN" for other values. */
+EDGEMT_API const char* edgemt_status_name(edgemt_status status);
+/* The library's version, "MAJOR.MINOR.PATCH". */
+EDGEMT_API const char* edgemt_version(void);
+
+typedef struct edgemt_model edgemt_model;
+typedef struct edgemt_tokenizer edgemt_tokenizer;
+typedef struct edgemt_translator edgemt_translator;
+typedef struct edgemt_results edgemt_results;
+
+/* ---- Models ---- */
+
+/* Memory-maps a model file written by edgemt-convert. */
+EDGEMT_API edgemt_status edgemt_model_load(const char* path, edgemt_model** model);
+/* A model in the caller's memory: 64-byte aligned, alive and unchanged until
+ * the model and every translator made from it are freed. */
+EDGEMT_API edgemt_status edgemt_model_load_from_memory(const void* data, size_t size, edgemt_model** model);
+EDGEMT_API void edgemt_model_free(edgemt_model* model);
+
+/* ---- Tokenizers (the SentencePiece model inside the model file) ---- */
+
+typedef enum edgemt_side { EDGEMT_SOURCE = 0, EDGEMT_TARGET = 1 } edgemt_side;
+
+EDGEMT_API edgemt_status edgemt_tokenizer_create(const edgemt_model* model, edgemt_side side,
+                                                 edgemt_tokenizer** tokenizer);
+/* The ids of `text` (UTF-8, without </s>) into ids[0..capacity); *count gets
+ * their number, also when it is EDGEMT_BUFFER_TOO_SMALL. */
+EDGEMT_API edgemt_status edgemt_tokenizer_encode(const edgemt_tokenizer* tokenizer, const char* text, int32_t* ids,
+                                                 size_t capacity, size_t* count);
+/* The text of ids[0..count) into text[0..capacity), NUL-terminated; *length
+ * gets its length without the NUL, also when it is EDGEMT_BUFFER_TOO_SMALL. */
+EDGEMT_API edgemt_status edgemt_tokenizer_decode(const edgemt_tokenizer* tokenizer, const int32_t* ids, size_t count,
+                                                 char* text, size_t capacity, size_t* length);
+EDGEMT_API void edgemt_tokenizer_free(edgemt_tokenizer* tokenizer);
+
+/* ---- Translators ---- */
+
+typedef struct edgemt_translator_options {
+  size_t struct_size;            /* sizeof(edgemt_translator_options) */
+  int32_t num_threads;           /* 0: all cores */
+  int32_t max_batch_size;        /* sentences per call at most (default 1); batches are split at it */
+  int32_t max_beam_size;         /* the widest beam_size allowed (default 1) */
+  int32_t max_source_length;     /* 0: the model's positions */
+  int32_t max_target_length;     /* 0: the model's positions */
+  int32_t truncate_long_inputs;  /* 1 (default): translate a long source's beginning, with a warning; 0: refuse it */
+  const char* packed_cache_dir;  /* NULL: no packed-weights cache file */
+} edgemt_translator_options;
+
+EDGEMT_API void edgemt_translator_options_init(edgemt_translator_options* options);
+
+/* options NULL: the defaults. */
+EDGEMT_API edgemt_status edgemt_translator_create(const edgemt_model* model, const edgemt_translator_options* options,
+                                                  edgemt_translator** translator);
+EDGEMT_API void edgemt_translator_free(edgemt_translator* translator);
+
+/* As DecodeOptions in edgemt/translator.h, which documents each rule. */
+typedef struct edgemt_decode_options {
+  size_t struct_size;            /* sizeof(edgemt_decode_options) */
+  int32_t beam_size;             /* 1 (default): greedy */
+  float length_penalty;          /* 1 */
+  int32_t num_hypotheses;        /* n-best, 1..beam_size (default 1) */
+  int32_t max_length;            /* 0: min(2 * source length + 10, max_target_length) */
+  int32_t min_length;            /* 0 */
+  int32_t return_scores;         /* 0 (default): greedy results have score 0 (beams always have scores) */
+  int32_t sampling_topk;         /* 1 (default): no sampling; 0: the whole vocabulary */
+  float sampling_topp;           /* 1 */
+  float sampling_temperature;    /* 1 */
+  uint64_t sampling_seed;        /* 0 */
+} edgemt_decode_options;
+
+EDGEMT_API void edgemt_decode_options_init(edgemt_decode_options* options);
+
+/* One text (UTF-8) to its best translation, into output[0..capacity),
+ * NUL-terminated; *length gets the translation's length without the NUL,
+ * also when it is EDGEMT_BUFFER_TOO_SMALL (translate again with a bigger
+ * buffer). options NULL: the defaults. */
+EDGEMT_API edgemt_status edgemt_translate_text(edgemt_translator* translator, const char* text,
+                                               const edgemt_decode_options* options, char* output, size_t capacity,
+                                               size_t* length);
+
+/* Texts to results (n-best, scores, ids). A source that fails does not fail
+ * the call: see edgemt_results_status. The call fails for what concerns
+ * every source (NULL arguments, options out of the translator's limits). */
+EDGEMT_API edgemt_status edgemt_translate_batch(edgemt_translator* translator, const char* const* texts, size_t count,
+                                                const edgemt_decode_options* options, edgemt_results** results);
+/* Token ids to results: sources[i][0..lengths[i]), each ending with </s>. */
+EDGEMT_API edgemt_status edgemt_translate_ids(edgemt_translator* translator, const int32_t* const* sources,
+                                              const size_t* lengths, size_t count,
+                                              const edgemt_decode_options* options, edgemt_results** results);
+
+/* Receives each new piece of output text (UTF-8, whole characters; not
+ * NUL-terminated); return nonzero to go on, 0 to stop decoding. */
+typedef int (*edgemt_piece_callback)(const char* piece, size_t length, void* user_data);
+
+/* Translates one text greedily (or by sampling; beam_size must be 1),
+ * passing the translation to on_piece as it is produced: the pieces add up
+ * to exactly edgemt_translate_text's output. */
+EDGEMT_API edgemt_status edgemt_translate_stream(edgemt_translator* translator, const char* text,
+                                                 const edgemt_decode_options* options, edgemt_piece_callback on_piece,
+                                                 void* user_data);
+
+/* ---- Results (they own their data, and outlive the translator) ---- */
+
+typedef struct edgemt_hypothesis {
+  size_t struct_size;             /* sizeof(edgemt_hypothesis), set by the caller */
+  const char* text;               /* NUL-terminated ("" for ids-only models) */
+  const int32_t* ids;             /* without </s> */
+  size_t num_ids;
+  float score;                    /* the normalized score it was ranked by */
+  const float* token_log_probs;   /* per id, then </s>'s when it ended with </s>; NULL without scores */
+  size_t num_token_log_probs;
+  int32_t ended_with_eos;         /* 0: it stopped at the length limit */
+} edgemt_hypothesis;
+
+EDGEMT_API size_t edgemt_results_count(const edgemt_results* results);
+/* Source `index`'s own status; *message (may be NULL) gets its message ("" when OK). */
+EDGEMT_API edgemt_status edgemt_results_status(const edgemt_results* results, size_t index, const char** message);
+/* A warning about source `index` (e.g. truncated), or "". */
+EDGEMT_API const char* edgemt_results_warning(const edgemt_results* results, size_t index);
+/* Hypotheses of source `index` (num_hypotheses, or 0 when it failed). */
+EDGEMT_API size_t edgemt_results_num_hypotheses(const edgemt_results* results, size_t index);
+/* The k-th best hypothesis of source `index`; the pointers live as long as the results. */
+EDGEMT_API edgemt_status edgemt_results_hypothesis(const edgemt_results* results, size_t index, size_t k,
+                                                   edgemt_hypothesis* hypothesis);
+EDGEMT_API void edgemt_results_free(edgemt_results* results);
+
+#ifdef __cplusplus
+}  /* extern "C" */
+#endif
+
+#endif  /* EDGEMT_EDGEMT_H_ */

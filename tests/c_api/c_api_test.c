@@ -1,0 +1,371 @@
+/* The C API (edgemt/edgemt.h) from C99, linked against libedgemt.so: every
+ * function's error cases (NULL arguments, handles of the wrong kind, options
+ * without their size, buffers too small, refused options, bad sources) get
+ * their status and a message, and the working paths agree with each other
+ * (text, batch, ids, stream).
+ *
+ *   c_api_test IDS_MODEL TEXT_MODEL CORRUPT_FILE
+ * IDS_MODEL has no tokenizer; TEXT_MODEL has one (max_positions 24);
+ * CORRUPT_FILE is not a model. run_c_api_test.py makes them. */
+#define _POSIX_C_SOURCE 200809L
+#include <edgemt/edgemt.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures = 0;
+static int checks = 0;
+
+#define CHECK(condition)                                                               \
+  do {                                                                                 \
+    ++checks;                                                                          \
+    if (!(condition)) {                                                                \
+      ++failures;                                                                      \
+      fprintf(stderr, "%s:%d: CHECK(%s) failed (last error: %s)\n", __FILE__, __LINE__, \
+              #condition, edgemt_last_error());                                        \
+    }                                                                                  \
+  } while (0)
+
+/* The status, and a message naming what was wrong. */
+#define CHECK_STATUS(call, expected, words)                                                          \
+  do {                                                                                               \
+    edgemt_status got_ = (call);                                                                     \
+    CHECK(got_ == (expected));                                                                       \
+    if (got_ == (expected) && (expected) != EDGEMT_OK) CHECK(strstr(edgemt_last_error(), words) != NULL); \
+  } while (0)
+
+static const char* kIdsModel;
+static const char* kTextModel;
+static const char* kCorrupt;
+
+static void test_status_names(void) {
+  CHECK(strcmp(edgemt_status_name(EDGEMT_OK), "OK") == 0);
+  CHECK(strcmp(edgemt_status_name(EDGEMT_BUFFER_TOO_SMALL), "BUFFER_TOO_SMALL") == 0);
+  CHECK(strcmp(edgemt_status_name((edgemt_status)99), "UNKNOWN") == 0);
+  CHECK(strlen(edgemt_version()) >= 5);
+}
+
+static void test_models(void) {
+  edgemt_model* model = (edgemt_model*)1;
+  CHECK_STATUS(edgemt_model_load(NULL, &model), EDGEMT_INVALID_ARGUMENT, "path is NULL");
+  CHECK(model == NULL);
+  CHECK_STATUS(edgemt_model_load(kIdsModel, NULL), EDGEMT_INVALID_ARGUMENT, "model is NULL");
+  CHECK_STATUS(edgemt_model_load("/nonexistent/model.edgemt", &model), EDGEMT_NOT_FOUND, "/nonexistent/model.edgemt");
+  CHECK_STATUS(edgemt_model_load(kCorrupt, &model), EDGEMT_INVALID_MODEL, "");
+  CHECK(model == NULL);
+  CHECK_STATUS(edgemt_model_load(kIdsModel, &model), EDGEMT_OK, "");
+  edgemt_model_free(model);
+  edgemt_model_free(NULL);
+
+  /* From memory: aligned, then misaligned. */
+  FILE* file = fopen(kIdsModel, "rb");
+  CHECK(file != NULL);
+  if (file == NULL) return;
+  fseek(file, 0, SEEK_END);
+  long size = ftell(file);
+  fseek(file, 0, SEEK_SET);
+  void* block = NULL;
+  CHECK(posix_memalign(&block, 64, (size_t)size + 64) == 0);
+  CHECK(fread((char*)block + 64, 1, (size_t)size, file) == (size_t)size);
+  fclose(file);
+  CHECK_STATUS(edgemt_model_load_from_memory(NULL, 10, &model), EDGEMT_INVALID_ARGUMENT, "data is NULL");
+  CHECK_STATUS(edgemt_model_load_from_memory((char*)block + 64, (size_t)size, NULL), EDGEMT_INVALID_ARGUMENT, "NULL");
+  memmove((char*)block + 1, (char*)block + 64, (size_t)size);
+  CHECK_STATUS(edgemt_model_load_from_memory((char*)block + 1, (size_t)size, &model), EDGEMT_INVALID_ARGUMENT,
+               "aligned");
+  memmove(block, (char*)block + 1, (size_t)size);
+  CHECK_STATUS(edgemt_model_load_from_memory(block, (size_t)size, &model), EDGEMT_OK, "");
+  edgemt_translator* translator = NULL;
+  CHECK_STATUS(edgemt_translator_create(model, NULL, &translator), EDGEMT_OK, "");
+  edgemt_translator_free(translator);
+  edgemt_model_free(model);
+  free(block);
+}
+
+static void test_tokenizers(void) {
+  edgemt_model* ids_model = NULL;
+  edgemt_model* text_model = NULL;
+  CHECK(edgemt_model_load(kIdsModel, &ids_model) == EDGEMT_OK);
+  CHECK(edgemt_model_load(kTextModel, &text_model) == EDGEMT_OK);
+  edgemt_tokenizer* tokenizer = NULL;
+  CHECK_STATUS(edgemt_tokenizer_create(text_model, EDGEMT_SOURCE, NULL), EDGEMT_INVALID_ARGUMENT, "tokenizer is NULL");
+  CHECK_STATUS(edgemt_tokenizer_create(NULL, EDGEMT_SOURCE, &tokenizer), EDGEMT_INVALID_ARGUMENT, "not a model");
+  CHECK_STATUS(edgemt_tokenizer_create(text_model, (edgemt_side)7, &tokenizer), EDGEMT_INVALID_ARGUMENT, "side");
+  CHECK_STATUS(edgemt_tokenizer_create(ids_model, EDGEMT_SOURCE, &tokenizer), EDGEMT_NOT_FOUND, "no tokenizer");
+  CHECK(tokenizer == NULL);
+  CHECK_STATUS(edgemt_tokenizer_create(text_model, EDGEMT_SOURCE, &tokenizer), EDGEMT_OK, "");
+  /* A tokenizer handle is not a model handle. */
+  edgemt_translator* translator = NULL;
+  CHECK_STATUS(edgemt_translator_create((const edgemt_model*)tokenizer, NULL, &translator), EDGEMT_INVALID_ARGUMENT,
+               "not a model");
+
+  int32_t ids[64];
+  size_t count = 0;
+  CHECK_STATUS(edgemt_tokenizer_encode(tokenizer, "a man is riding a bike", NULL, 0, &count), EDGEMT_BUFFER_TOO_SMALL,
+               "buffer");
+  CHECK(count > 2);
+  const size_t needed = count;
+  CHECK_STATUS(edgemt_tokenizer_encode(tokenizer, "a man is riding a bike", ids, 1, &count), EDGEMT_BUFFER_TOO_SMALL,
+               "buffer");
+  CHECK(count == needed);
+  CHECK_STATUS(edgemt_tokenizer_encode(tokenizer, "a man is riding a bike", ids, 64, &count), EDGEMT_OK, "");
+  CHECK(count == needed);
+  CHECK_STATUS(edgemt_tokenizer_encode(tokenizer, NULL, ids, 64, &count), EDGEMT_INVALID_ARGUMENT, "text is NULL");
+  CHECK_STATUS(edgemt_tokenizer_encode(tokenizer, "x", ids, 64, NULL), EDGEMT_INVALID_ARGUMENT, "count is NULL");
+
+  char text[128];
+  size_t length = 0;
+  CHECK_STATUS(edgemt_tokenizer_decode(tokenizer, ids, needed, text, 4, &length), EDGEMT_BUFFER_TOO_SMALL, "bytes");
+  CHECK(length == strlen("a man is riding a bike"));
+  CHECK_STATUS(edgemt_tokenizer_decode(tokenizer, ids, needed, text, sizeof text, &length), EDGEMT_OK, "");
+  CHECK(strcmp(text, "a man is riding a bike") == 0);
+  int32_t bad = 1000;
+  CHECK_STATUS(edgemt_tokenizer_decode(tokenizer, &bad, 1, text, sizeof text, &length), EDGEMT_INVALID_ARGUMENT,
+               "outside");
+  CHECK_STATUS(edgemt_tokenizer_decode(tokenizer, NULL, 3, text, sizeof text, &length), EDGEMT_INVALID_ARGUMENT,
+               "ids is NULL");
+  edgemt_tokenizer_free(tokenizer);
+  edgemt_tokenizer_free(NULL);
+  edgemt_model_free(ids_model);
+  edgemt_model_free(text_model);
+}
+
+static int pieces_seen;
+static char streamed[1024];
+
+static int collect(const char* piece, size_t length, void* user_data) {
+  int stop_after = *(const int*)user_data;
+  size_t used = strlen(streamed);
+  if (used + length < sizeof streamed) {
+    memcpy(streamed + used, piece, length);
+    streamed[used + length] = '\0';
+  }
+  ++pieces_seen;
+  return stop_after == 0 || pieces_seen < stop_after;
+}
+
+struct worker {
+  edgemt_translator* translator;
+  char output[256];
+  edgemt_status status;
+};
+
+static void* translate_in_thread(void* argument) {
+  struct worker* w = (struct worker*)argument;
+  size_t length = 0;
+  for (int i = 0; i < 20; ++i)
+    w->status = edgemt_translate_text(w->translator, "two women are sitting on a bench", NULL, w->output,
+                                      sizeof w->output, &length);
+  return NULL;
+}
+
+static void test_translators(void) {
+  edgemt_model* model = NULL;
+  edgemt_model* ids_model = NULL;
+  CHECK(edgemt_model_load(kTextModel, &model) == EDGEMT_OK);
+  CHECK(edgemt_model_load(kIdsModel, &ids_model) == EDGEMT_OK);
+  edgemt_translator_options options;
+  edgemt_translator_options_init(&options);
+  CHECK(options.struct_size == sizeof options);
+  CHECK(options.truncate_long_inputs == 1);
+  edgemt_translator* translator = NULL;
+  CHECK_STATUS(edgemt_translator_create(model, &options, NULL), EDGEMT_INVALID_ARGUMENT, "translator is NULL");
+  options.struct_size = 0;
+  CHECK_STATUS(edgemt_translator_create(model, &options, &translator), EDGEMT_INVALID_ARGUMENT, "struct_size");
+  edgemt_translator_options_init(&options);
+  options.max_batch_size = -3;
+  CHECK_STATUS(edgemt_translator_create(model, &options, &translator), EDGEMT_INVALID_ARGUMENT, "max_batch_size");
+  CHECK(translator == NULL);
+  /* An older caller's smaller struct: the fields it lacks keep their defaults. */
+  edgemt_translator_options_init(&options);
+  options.max_beam_size = 2;
+  options.max_batch_size = 4;
+  options.struct_size = offsetof(edgemt_translator_options, truncate_long_inputs);
+  options.truncate_long_inputs = 0; /* beyond struct_size: ignored */
+  CHECK_STATUS(edgemt_translator_create(model, &options, &translator), EDGEMT_OK, "");
+  edgemt_model_free(model); /* the translator outlives the model handle */
+
+  char output[256];
+  size_t length = 0;
+  CHECK_STATUS(edgemt_translate_text(translator, "a man", NULL, output, sizeof output, NULL), EDGEMT_INVALID_ARGUMENT,
+               "length is NULL");
+  CHECK_STATUS(edgemt_translate_text(translator, NULL, NULL, output, sizeof output, &length), EDGEMT_INVALID_ARGUMENT,
+               "text is NULL");
+  CHECK_STATUS(edgemt_translate_text((edgemt_translator*)ids_model, "a man", NULL, output, sizeof output, &length),
+               EDGEMT_INVALID_ARGUMENT, "not a translator");
+  CHECK_STATUS(edgemt_translate_text(translator, "a man is riding a bike", NULL, output, sizeof output, &length),
+               EDGEMT_OK, "");
+  char best[256];
+  strcpy(best, output);
+  CHECK(length == strlen(best));
+  if (length > 0) {
+    CHECK_STATUS(edgemt_translate_text(translator, "a man is riding a bike", NULL, output, length, &length),
+                 EDGEMT_BUFFER_TOO_SMALL, "bytes");
+    CHECK(length == strlen(best));
+  }
+  edgemt_decode_options decode;
+  edgemt_decode_options_init(&decode);
+  decode.struct_size = 0;
+  CHECK_STATUS(edgemt_translate_text(translator, "a man", &decode, output, sizeof output, &length),
+               EDGEMT_INVALID_ARGUMENT, "struct_size");
+  edgemt_decode_options_init(&decode);
+  decode.beam_size = 3;
+  CHECK_STATUS(edgemt_translate_text(translator, "a man", &decode, output, sizeof output, &length),
+               EDGEMT_INVALID_ARGUMENT, "max_beam_size 2");
+  decode.beam_size = 2;
+  decode.num_hypotheses = 3;
+  CHECK_STATUS(edgemt_translate_text(translator, "a man", &decode, output, sizeof output, &length),
+               EDGEMT_INVALID_ARGUMENT, "num_hypotheses");
+  decode.num_hypotheses = 1;
+  decode.sampling_topk = 5;
+  CHECK_STATUS(edgemt_translate_text(translator, "a man", &decode, output, sizeof output, &length),
+               EDGEMT_INVALID_ARGUMENT, "beam_size 1");
+
+  /* Batches: per-source results, n-best with scores, warnings. */
+  const char* texts[3] = {"a man is riding a bike", "", "two women are sitting on a bench"};
+  edgemt_results* results = NULL;
+  edgemt_decode_options_init(&decode);
+  decode.beam_size = 2;
+  decode.num_hypotheses = 2;
+  CHECK_STATUS(edgemt_translate_batch(translator, NULL, 3, &decode, &results), EDGEMT_INVALID_ARGUMENT, "texts is NULL");
+  const char* with_null[2] = {"a man", NULL};
+  CHECK_STATUS(edgemt_translate_batch(translator, with_null, 2, &decode, &results), EDGEMT_INVALID_ARGUMENT,
+               "texts[1] is NULL");
+  CHECK(results == NULL);
+  CHECK_STATUS(edgemt_translate_batch(translator, texts, 3, &decode, &results), EDGEMT_OK, "");
+  CHECK(edgemt_results_count(results) == 3);
+  CHECK(edgemt_results_count(NULL) == 0);
+  edgemt_hypothesis h;
+  memset(&h, 0, sizeof h);
+  CHECK_STATUS(edgemt_results_hypothesis(results, 0, 0, &h), EDGEMT_INVALID_ARGUMENT, "struct_size");
+  h.struct_size = sizeof h;
+  CHECK_STATUS(edgemt_results_hypothesis(results, 0, 2, &h), EDGEMT_INVALID_ARGUMENT, "outside");
+  CHECK_STATUS(edgemt_results_hypothesis(results, 3, 0, &h), EDGEMT_INVALID_ARGUMENT, "outside");
+  CHECK_STATUS(edgemt_results_hypothesis(results, 0, 0, NULL), EDGEMT_INVALID_ARGUMENT, "NULL");
+  CHECK_STATUS(edgemt_results_hypothesis((const edgemt_results*)translator, 0, 0, &h), EDGEMT_INVALID_ARGUMENT,
+               "not a results");
+  const char* message = NULL;
+  for (size_t i = 0; i < 3; ++i) {
+    CHECK(edgemt_results_status(results, i, &message) == EDGEMT_OK);
+    CHECK(strcmp(message, "") == 0);
+    CHECK(edgemt_results_num_hypotheses(results, i) == 2);
+  }
+  float previous = 1.0f;
+  for (size_t k = 0; k < 2; ++k) {
+    CHECK(edgemt_results_hypothesis(results, 0, k, &h) == EDGEMT_OK);
+    CHECK(h.score <= previous);
+    CHECK(h.score < 0.0f);
+    CHECK(h.num_token_log_probs == h.num_ids + (h.ended_with_eos ? 1 : 0));
+    previous = h.score;
+  }
+  CHECK(edgemt_results_hypothesis(results, 1, 0, &h) == EDGEMT_OK);
+  CHECK(strcmp(h.text, "") == 0 && h.num_ids == 0 && h.score == 0.0f);
+  CHECK(strcmp(edgemt_results_warning(results, 0), "") == 0);
+  edgemt_results_free(results);
+
+  /* A source over the limit: truncated with a warning, or refused alone. */
+  char long_text[400] = "";
+  for (int i = 0; i < 20; ++i) strcat(long_text, "a man is riding ");
+  const char* mixed[2] = {long_text, "a man is riding a bike"};
+  edgemt_decode_options_init(&decode);
+  CHECK(edgemt_translate_batch(translator, mixed, 2, &decode, &results) == EDGEMT_OK);
+  CHECK(edgemt_results_status(results, 0, &message) == EDGEMT_OK);
+  CHECK(strstr(edgemt_results_warning(results, 0), "more than the limit of 24") != NULL);
+  CHECK(edgemt_results_hypothesis(results, 1, 0, &h) == EDGEMT_OK);
+  CHECK(strcmp(h.text, best) == 0);
+  edgemt_results_free(results);
+
+  /* Ids: the same translation as the text path. */
+  edgemt_tokenizer* tokenizer = NULL;
+  int32_t source[32];
+  size_t count = 0;
+  CHECK(edgemt_model_load(kTextModel, &model) == EDGEMT_OK);
+  CHECK(edgemt_tokenizer_create(model, EDGEMT_SOURCE, &tokenizer) == EDGEMT_OK);
+  CHECK(edgemt_tokenizer_encode(tokenizer, "a man is riding a bike", source, 31, &count) == EDGEMT_OK);
+  source[count++] = 3; /* </s> */
+  const int32_t* sources[2] = {source, source};
+  size_t lengths[2] = {count, count};
+  int32_t out_of_range[2] = {999, 3};
+  sources[1] = out_of_range;
+  lengths[1] = 2;
+  CHECK_STATUS(edgemt_translate_ids(translator, NULL, lengths, 2, NULL, &results), EDGEMT_INVALID_ARGUMENT,
+               "sources is NULL");
+  CHECK_STATUS(edgemt_translate_ids(translator, sources, NULL, 2, NULL, &results), EDGEMT_INVALID_ARGUMENT,
+               "lengths is NULL");
+  CHECK_STATUS(edgemt_translate_ids(translator, sources, lengths, 2, NULL, &results), EDGEMT_OK, "");
+  CHECK(edgemt_results_hypothesis(results, 0, 0, &h) == EDGEMT_OK);
+  CHECK(strcmp(h.text, best) == 0);
+  CHECK(edgemt_results_status(results, 1, &message) == EDGEMT_INVALID_ARGUMENT);
+  CHECK(strstr(message, "id 999 is outside the source vocabulary") != NULL);
+  CHECK(edgemt_results_num_hypotheses(results, 1) == 0);
+  edgemt_tokenizer_free(tokenizer);
+  edgemt_model_free(model);
+
+  /* Streaming: the pieces add up to the translation; a callback can stop it. */
+  int stop_after = 0;
+  CHECK_STATUS(edgemt_translate_stream(translator, "a man is riding a bike", NULL, NULL, &stop_after),
+               EDGEMT_INVALID_ARGUMENT, "on_piece is NULL");
+  edgemt_decode_options_init(&decode);
+  decode.beam_size = 2;
+  CHECK_STATUS(edgemt_translate_stream(translator, "a man", &decode, collect, &stop_after), EDGEMT_INVALID_ARGUMENT,
+               "beam_size 1");
+  streamed[0] = '\0';
+  pieces_seen = 0;
+  CHECK_STATUS(edgemt_translate_stream(translator, "a man is riding a bike", NULL, collect, &stop_after), EDGEMT_OK,
+               "");
+  CHECK(strcmp(streamed, best) == 0);
+  if (pieces_seen > 1) {
+    streamed[0] = '\0';
+    pieces_seen = 0;
+    stop_after = 1;
+    CHECK_STATUS(edgemt_translate_stream(translator, "a man is riding a bike", NULL, collect, &stop_after), EDGEMT_OK,
+                 "");
+    CHECK(pieces_seen == 1);
+    CHECK(strncmp(best, streamed, strlen(streamed)) == 0);
+  }
+
+  /* Two threads on one translator take turns, with the same result. */
+  struct worker workers[2];
+  pthread_t threads[2];
+  for (int i = 0; i < 2; ++i) {
+    workers[i].translator = translator;
+    CHECK(pthread_create(&threads[i], NULL, translate_in_thread, &workers[i]) == 0);
+  }
+  for (int i = 0; i < 2; ++i) pthread_join(threads[i], NULL);
+  CHECK(workers[0].status == EDGEMT_OK && workers[1].status == EDGEMT_OK);
+  CHECK(strcmp(workers[0].output, workers[1].output) == 0);
+
+  /* Results outlive their translator. */
+  CHECK(edgemt_translate_batch(translator, texts, 1, NULL, &results) == EDGEMT_OK);
+  edgemt_translator_free(translator);
+  edgemt_translator_free(NULL);
+  CHECK(edgemt_results_hypothesis(results, 0, 0, &h) == EDGEMT_OK);
+  CHECK(strcmp(h.text, best) == 0);
+  edgemt_results_free(results);
+  edgemt_results_free(NULL);
+
+  /* Text in needs a tokenizer. */
+  CHECK(edgemt_translator_create(ids_model, NULL, &translator) == EDGEMT_OK);
+  CHECK_STATUS(edgemt_translate_text(translator, "a man", NULL, output, sizeof output, &length), EDGEMT_NOT_FOUND,
+               "no tokenizer");
+  edgemt_translator_free(translator);
+  edgemt_model_free(ids_model);
+}
+
+int main(int argc, char** argv) {
+  if (argc != 4) {
+    fprintf(stderr, "usage: %s IDS_MODEL TEXT_MODEL CORRUPT_FILE\n", argv[0]);
+    return 2;
+  }
+  kIdsModel = argv[1];
+  kTextModel = argv[2];
+  kCorrupt = argv[3];
+  CHECK(strcmp(edgemt_last_error(), "") == 0);
+  test_status_names();
+  test_models();
+  test_tokenizers();
+  test_translators();
+  printf("%d checks, %d failed\n", checks, failures);
+  return failures == 0 && checks > 0 ? 0 : 1;
+}

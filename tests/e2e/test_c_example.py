@@ -1,0 +1,40 @@
+"""examples/translate.c (the C API through libedgemt.so) gives exactly
+edgemt-translate's output on the 500 Multi30k dev sentences, int8 (the
+committed example model) and float32 (converted here)."""
+import os
+import tempfile
+import unittest
+
+from e2e_common import DEV_EN, EXAMPLE_INT8, MULTI30K, convert, emulated, need_shared, run
+
+
+
+class CExample(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        need_shared()
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.float32 = os.path.join(cls.tmp.name, "multi30k-ende.float32.edgemt")
+        convert(MULTI30K, cls.float32, "float32", extra=("--quiet",))
+        with open(DEV_EN) as f:
+            cls.dev = f.read()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    def same_as_cli(self, model):
+        ours = run(emulated("edgemt-translate") + ["--model", model], stdin=self.dev).stdout
+        c = run(emulated("translate-c") + [model], stdin=self.dev).stdout
+        self.assertEqual(len(c.split("\n")), 501)
+        self.assertEqual(c, ours)
+
+    def test_int8(self):
+        self.same_as_cli(EXAMPLE_INT8)
+
+    def test_float32(self):
+        self.same_as_cli(self.float32)
+
+
+if __name__ == "__main__":
+    unittest.main()

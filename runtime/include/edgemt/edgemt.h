@@ -141,7 +141,8 @@ typedef int (*edgemt_piece_callback)(const char* piece, size_t length, void* use
 
 /* Translates one text greedily (or by sampling; beam_size must be 1),
  * passing the translation to on_piece as it is produced: the pieces add up
- * to exactly edgemt_translate_text's output. */
+ * to exactly edgemt_translate_text's output. on_piece runs on the calling
+ * thread, while the translator is busy: it must not call this translator. */
 EDGEMT_API edgemt_status edgemt_translate_stream(edgemt_translator* translator, const char* text,
                                                  const edgemt_decode_options* options, edgemt_piece_callback on_piece,
                                                  void* user_data);

@@ -169,6 +169,7 @@ const char* edgemt_status_name(edgemt_status status) {
     case EDGEMT_RESOURCE_EXHAUSTED: return "RESOURCE_EXHAUSTED";
     case EDGEMT_INTERNAL: return "INTERNAL";
     case EDGEMT_BUFFER_TOO_SMALL: return "BUFFER_TOO_SMALL";
+    case EDGEMT_STATUS_MAX_ENUM: break;
   }
   return "UNKNOWN";
 }

@@ -299,6 +299,7 @@ static void test_translators(void) {
   CHECK(edgemt_results_status(results, 1, &message) == EDGEMT_INVALID_ARGUMENT);
   CHECK(strstr(message, "id 999 is outside the source vocabulary") != NULL);
   CHECK(edgemt_results_num_hypotheses(results, 1) == 0);
+  edgemt_results_free(results);
   edgemt_tokenizer_free(tokenizer);
   edgemt_model_free(model);
 

@@ -39,7 +39,8 @@ typedef enum edgemt_status {
   EDGEMT_NOT_FOUND = 4,          /* a file that cannot be opened, a model without a tokenizer */
   EDGEMT_RESOURCE_EXHAUSTED = 5, /* out of memory */
   EDGEMT_INTERNAL = 6,           /* a dependency failed */
-  EDGEMT_BUFFER_TOO_SMALL = 7    /* the caller's buffer is too small: the size needed was written */
+  EDGEMT_BUFFER_TOO_SMALL = 7,   /* the caller's buffer is too small: the size needed was written */
+  EDGEMT_STATUS_MAX_ENUM = 0x7fffffff  /* not a status: any int value a caller passes is in range */
 } edgemt_status;
 
 /* The message of this thread's last failed call ("" before any). Valid until
@@ -66,7 +67,7 @@ EDGEMT_API void edgemt_model_free(edgemt_model* model);
 
 /* ---- Tokenizers (the SentencePiece model inside the model file) ---- */
 
-typedef enum edgemt_side { EDGEMT_SOURCE = 0, EDGEMT_TARGET = 1 } edgemt_side;
+typedef enum edgemt_side { EDGEMT_SOURCE = 0, EDGEMT_TARGET = 1, EDGEMT_SIDE_MAX_ENUM = 0x7fffffff } edgemt_side;
 
 EDGEMT_API edgemt_status edgemt_tokenizer_create(const edgemt_model* model, edgemt_side side,
                                                  edgemt_tokenizer** tokenizer);

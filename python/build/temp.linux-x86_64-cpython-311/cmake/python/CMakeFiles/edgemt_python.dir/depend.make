@@ -1,0 +1,2 @@
+# Empty dependencies file for edgemt_python.
+# This may be replaced when dependencies are built.

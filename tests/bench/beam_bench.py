@@ -119,7 +119,8 @@ def markdown(results, beams, meta):
              "Measured %s at %s on %s (%d cores); load average %.2f at the start, %.2f at the end; other processes "
              "used at most %.2f cores during a measured process. Multi30k dev: BLEU of all 500 sentences; speed on "
              "the first %d (batch 1) and %d (batch 32) at 1 thread, normal stopping, medians of %d rounds (every "
-             "file and beam size once per round). Length penalty 1. Nothing else of ours ran meanwhile."
+             "file and beam size once per round). Length penalty 1. Each measured process held "
+             "/tmp/edgemt-cpu.lock, the lock our builds and tests take too."
              % (meta["date"], meta["git"].get("commit", "?")[:7], mc["cpu_model"], mc["cores"],
                 meta["loadavg_start"][0], meta["loadavg_end"][0], max(other) if other else 0.0, meta["limit"],
                 3 * meta["limit"], meta["rounds"]), "",

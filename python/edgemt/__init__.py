@@ -19,9 +19,9 @@ with a Translator each run in parallel.
 import queue
 import threading
 
-from ._edgemt import TranslationResult, _Translator
+from ._edgemt import Model, TranslationResult, _Translator
 
-__all__ = ["Translator", "TranslationResult"]
+__all__ = ["Model", "Translator", "TranslationResult"]
 __version__ = "0.1.0"
 
 _DEFAULTS = dict(beam_size=1, length_penalty=1.0, num_hypotheses=1, max_length=0, min_length=0,
@@ -49,9 +49,12 @@ def _line(text):
 class Translator(_Translator):
     """A model file loaded and ready to translate.
 
-    Translator(model_path, threads=1, max_batch_size=32, max_beam_size=1,
+    Translator(model, threads=1, max_batch_size=32, max_beam_size=1,
                max_source_length=0, max_target_length=0, long_input="truncate",
                packed_cache_dir="")
+
+    model: a model file's path, or an edgemt.Model, which several translators
+    (e.g. one per thread) share together with its packed weights.
 
     threads: threads for large matrix products (0: all cores). max_batch_size:
     sentences translated together (longer lists are split). max_beam_size: the

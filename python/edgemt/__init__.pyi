@@ -1,4 +1,4 @@
-from typing import Iterable, Iterator, List, Sequence
+from typing import Iterable, Iterator, List, Sequence, Union
 
 __version__: str
 
@@ -17,9 +17,19 @@ class TranslationResult:
     @property
     def warning(self) -> str: ...
 
+class Model:
+    """A model file, memory-mapped and verified; translators made from one Model share its packed weights."""
+    def __init__(self, path: str) -> None: ...
+    @property
+    def source_vocab_size(self) -> int: ...
+    @property
+    def target_vocab_size(self) -> int: ...
+    @property
+    def file_size(self) -> int: ...
+
 class Translator:
     """A model file loaded and ready to translate (see help(edgemt.Translator))."""
-    def __init__(self, model_path: str, threads: int = 1, max_batch_size: int = 32, max_beam_size: int = 1,
+    def __init__(self, model: Union[str, Model], threads: int = 1, max_batch_size: int = 32, max_beam_size: int = 1,
                  max_source_length: int = 0, max_target_length: int = 0, long_input: str = "truncate",
                  packed_cache_dir: str = "") -> None: ...
     @property

@@ -69,9 +69,30 @@ edgemt::DecodeOptions Decoding(int beam_size, float length_penalty, int num_hypo
   return d;
 }
 
+// A loaded model file, which several translators can share (and with it
+// the weights packed for XNNPACK: each translator adds only its arena).
+struct Model {
+  explicit Model(const std::string& path) {
+    edgemt::Status status;
+    {
+      py::gil_scoped_release released;
+      auto loaded = edgemt::Model::Load(path);
+      if (loaded.ok()) model = loaded.value();
+      else status = loaded.status();
+    }
+    if (!status.ok()) Raise(status);
+  }
+  std::shared_ptr<const edgemt::Model> model;
+};
+
 class Translator {
  public:
   Translator(const std::string& model_path, int threads, int max_batch_size, int max_beam_size, int max_source_length,
+             int max_target_length, const std::string& long_input, const std::string& packed_cache_dir)
+      : Translator(Model(model_path), threads, max_batch_size, max_beam_size, max_source_length, max_target_length,
+                   long_input, packed_cache_dir) {}
+
+  Translator(const Model& model, int threads, int max_batch_size, int max_beam_size, int max_source_length,
              int max_target_length, const std::string& long_input, const std::string& packed_cache_dir) {
     if (long_input != "truncate" && long_input != "error")
       throw py::value_error("long_input is 'truncate' or 'error', not '" + long_input + "'");
@@ -85,15 +106,10 @@ class Translator {
     options.long_input = long_input == "error" ? edgemt::LongInput::kError : edgemt::LongInput::kTruncate;
     edgemt::Status status;
     {
-      py::gil_scoped_release released;  // loading and packing the weights takes a while
-      auto model = edgemt::Model::Load(model_path);
-      if (model.ok()) {
-        auto created = edgemt::TextTranslator::Create(model.value(), options);
-        if (created.ok()) translator_ = std::move(created.value());
-        else status = created.status();
-      } else {
-        status = model.status();
-      }
+      py::gil_scoped_release released;  // packing the weights takes a while
+      auto created = edgemt::TextTranslator::Create(model.model, options);
+      if (created.ok()) translator_ = std::move(created.value());
+      else status = created.status();
     }
     if (!status.ok()) Raise(status);
   }
@@ -196,9 +212,20 @@ PYBIND11_MODULE(_edgemt, m) {
         return "TranslationResult(hypotheses=" + py::repr(py::cast(r.hypotheses)).cast<std::string>() + ")";
       });
 
+  py::class_<Model>(m, "Model",
+                    "A model file, memory-mapped and verified: Model(path). Translators made from one Model "
+                    "share its packed weights.")
+      .def(py::init<const std::string&>(), py::arg("path"))
+      .def_property_readonly("source_vocab_size", [](const Model& m) { return m.model->config().source_vocab_size; })
+      .def_property_readonly("target_vocab_size", [](const Model& m) { return m.model->config().target_vocab_size; })
+      .def_property_readonly("file_size", [](const Model& m) { return m.model->file_size(); });
   py::class_<Translator>(m, "_Translator")
+      .def(py::init<const Model&, int, int, int, int, int, const std::string&, const std::string&>(),
+           py::arg("model"), py::arg("threads") = 1, py::arg("max_batch_size") = 32,
+           py::arg("max_beam_size") = 1, py::arg("max_source_length") = 0, py::arg("max_target_length") = 0,
+           py::arg("long_input") = "truncate", py::arg("packed_cache_dir") = "")
       .def(py::init<const std::string&, int, int, int, int, int, const std::string&, const std::string&>(),
-           py::arg("model_path"), py::arg("threads") = 1, py::arg("max_batch_size") = 32,
+           py::arg("model"), py::arg("threads") = 1, py::arg("max_batch_size") = 32,
            py::arg("max_beam_size") = 1, py::arg("max_source_length") = 0, py::arg("max_target_length") = 0,
            py::arg("long_input") = "truncate", py::arg("packed_cache_dir") = "")
       .def(

@@ -17,10 +17,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "robustness"))
 import tiny_spm  # noqa: E402
 
-try:
-    import edgemt
-except ImportError as e:  # a build without EDGEMT_PYTHON
-    raise unittest.SkipTest("the edgemt package is not importable (%s): build with -DEDGEMT_PYTHON=ON" % e)
+edgemt = None
+
+
+def import_edgemt():
+    """The package from PYTHONPATH (the build tree); a skip when it is not there."""
+    global edgemt
+    try:
+        import edgemt as package
+    except ImportError as e:  # a build without EDGEMT_PYTHON
+        raise unittest.SkipTest("the edgemt package is not importable (%s): build with -DEDGEMT_PYTHON=ON" % e)
+    edgemt = package
 
 _tmp = None
 MODELS = {}
@@ -32,6 +39,7 @@ LINES = ["a man is riding a bike", "", "two women are sitting on a bench", "the 
 
 def setUpModule():
     global _tmp
+    import_edgemt()
     bin_dir = os.environ.get("EDGEMT_BIN", "")
     make_model = os.path.join(bin_dir, "edgemt-make-test-model")
     if not os.path.isfile(make_model):
@@ -126,6 +134,8 @@ class PythonApi(unittest.TestCase):
     def test_exceptions_per_status(self):
         with self.assertRaises(OSError):
             edgemt.Translator("/nonexistent/model.edgemt")
+        with self.assertRaises(OSError):
+            edgemt.Model("/nonexistent/model.edgemt")
         with self.assertRaisesRegex(RuntimeError, "invalid model|corrupt|truncated|too small"):
             edgemt.Translator(MODELS["corrupt"])
         with self.assertRaisesRegex(ValueError, "max_batch_size"):
@@ -164,8 +174,10 @@ class PythonApi(unittest.TestCase):
         expected = self.t.translate(LINES * 5, **SPEAK)
         outputs = [None, None]
 
+        model = edgemt.Model(MODELS["text"])  # shared: one packed copy of the weights
+
         def work(i):
-            t = edgemt.Translator(MODELS["text"], max_batch_size=4)
+            t = edgemt.Translator(model, max_batch_size=4)
             outputs[i] = t.translate(LINES * 5, **SPEAK)
 
         threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]

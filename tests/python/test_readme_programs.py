@@ -1,0 +1,64 @@
+"""The README's C and Python programs, as a new user would paste them: the C
+one compiled with the C compiler against the build tree's libedgemt.so and
+run, the Python one run with the build tree's package; both translate with
+the committed example model, and print what edgemt-translate gives for the
+same sentences."""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+MODEL = os.path.join(REPO, "models", "multi30k-ende.int8.edgemt")
+
+
+def cli(*sentences):
+    """edgemt-translate's translations of the sentences."""
+    out = subprocess.run([os.path.join(os.environ["EDGEMT_BIN"], "edgemt-translate"), "--model", MODEL],
+                         input="".join(s + "\n" for s in sentences), capture_output=True, text=True, check=True)
+    return out.stdout.split("\n")[:-1]
+
+
+def program(section, language):
+    with open(os.path.join(REPO, "README.md"), encoding="utf-8") as f:
+        readme = f.read()
+    match = re.search(r"\n## %s\n.*?```%s\n(.*?)```" % (re.escape(section), language), readme, re.S)
+    if match is None:
+        raise AssertionError("README.md has no ```%s block under '## %s'" % (language, section))
+    return match.group(1)
+
+
+class ReadmePrograms(unittest.TestCase):
+    def test_c(self):
+        lib = os.path.join(os.environ["EDGEMT_BUILD"], "lib")
+        with tempfile.TemporaryDirectory() as tmp:
+            source = os.path.join(tmp, "hello.c")
+            with open(source, "w") as f:
+                f.write(program("The C API", "c"))
+            binary = os.path.join(tmp, "hello")
+            subprocess.run(["cc", "-std=c99", "-Wall", "-Werror", source, "-I", os.path.join(REPO, "runtime", "include"),
+                            "-L", lib, "-ledgemt", "-o", binary], check=True)
+            out = subprocess.run([binary], cwd=REPO, capture_output=True, text=True,
+                                 env=dict(os.environ, LD_LIBRARY_PATH=lib))
+            self.assertEqual(out.returncode, 0, out.stderr)
+            expected = cli("A dog runs through the snow.", "Two women are sitting on a bench.")
+            self.assertEqual(out.stdout, "".join(line + "\n" for line in expected))
+
+    def test_python(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            script = os.path.join(tmp, "hello.py")
+            with open(script, "w") as f:
+                f.write(program("Python", "python"))
+            out = subprocess.run([sys.executable, script], cwd=REPO, input="A man is riding a bike.\n\n",
+                                 capture_output=True, text=True)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            lines = out.stdout.split("\n")
+            self.assertEqual(lines[0], repr(cli("A dog runs through the snow.", "Two women are sitting on a bench.")))
+            self.assertEqual(lines[2], cli("A girl is playing in the water.")[0])
+            self.assertEqual(lines[-3:], cli("A man is riding a bike.", "") + [""])
+
+
+if __name__ == "__main__":
+    unittest.main()

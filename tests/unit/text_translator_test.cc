@@ -7,7 +7,12 @@
 // have "tokenizer" in their names (CTest runs them with one).
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "edgemt/text_translator.h"
@@ -277,4 +282,42 @@ TEST_CASE("the C API header compiles as C++ and its statuses match the C++ codes
   edgemt_model* model = nullptr;
   CHECK(edgemt_model_load("/nonexistent.edgemt", &model) == EDGEMT_NOT_FOUND);
   CHECK(std::string(edgemt_last_error()).find("/nonexistent.edgemt") != std::string::npos);
+}
+
+TEST_CASE("C API: two threads on one translator take turns (run under TSan too)") {
+  const TestModel test = LoadTestModel(TestModelSpec());
+  const std::string path = "/tmp/edgemt_c_api_thread_test_" + std::to_string(::getpid()) + ".edgemt";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(test.bytes->data()), static_cast<std::streamsize>(test.bytes->size()));
+  }
+  edgemt_model* model = nullptr;
+  REQUIRE(edgemt_model_load(path.c_str(), &model) == EDGEMT_OK);
+  std::remove(path.c_str());  // mapped: the file can go
+  edgemt_translator* translator = nullptr;
+  REQUIRE(edgemt_translator_create(model, nullptr, &translator) == EDGEMT_OK);
+  edgemt_model_free(model);
+  const auto sources = Sources(6);
+  std::vector<std::vector<int32_t>> outputs[2];
+  auto work = [&](int t) {
+    for (int round = 0; round < 5; ++round) {
+      for (const auto& s : sources) {
+        const int32_t* data = s.data();
+        const size_t length = s.size();
+        edgemt_results* results = nullptr;
+        if (edgemt_translate_ids(translator, &data, &length, 1, nullptr, &results) != EDGEMT_OK) return;
+        edgemt_hypothesis h;
+        h.struct_size = sizeof h;
+        if (edgemt_results_hypothesis(results, 0, 0, &h) == EDGEMT_OK)
+          outputs[t].emplace_back(h.ids, h.ids + h.num_ids);
+        edgemt_results_free(results);
+      }
+    }
+  };
+  std::thread first(work, 0), second(work, 1);
+  first.join();
+  second.join();
+  edgemt_translator_free(translator);
+  REQUIRE(outputs[0].size() == 5 * sources.size());
+  CHECK(outputs[0] == outputs[1]);
 }

@@ -43,4 +43,10 @@ LD_BIND_NOW=1 LD_LIBRARY_PATH="$(pkg-config --variable=libdir edgemt-c)" "$work/
 code=$?
 set -e
 test "$code" -eq 2 && grep -q "usage:" "$work/usage.txt"
+# The Python package, when the build has it: importable from the prefix alone.
+site="$prefix/lib/python3/dist-packages"
+if [ -d "$site/edgemt" ]; then
+  echo "-- python: import edgemt from $site"
+  PYTHONPATH="$site" /usr/bin/python3 -c "import edgemt, sys; assert edgemt.__file__.startswith(sys.argv[1]); print('   edgemt', edgemt.__version__)" "$site"
+fi
 echo "install_consumer: ok"

@@ -1,4 +1,5 @@
-"""The README's C and Python programs, as a new user would paste them: the C
+"""The README's C and Python programs, as a new user would paste them (and
+examples/translate.py, plain and --stream): the C
 one compiled with the C compiler against the build tree's libedgemt.so and
 run, the Python one run with the build tree's package; both translate with
 the committed example model, and print what edgemt-translate gives for the
@@ -58,6 +59,15 @@ class ReadmePrograms(unittest.TestCase):
             self.assertEqual(lines[0], repr(cli("A dog runs through the snow.", "Two women are sitting on a bench.")))
             self.assertEqual(lines[2], cli("A girl is playing in the water.")[0])
             self.assertEqual(lines[-3:], cli("A man is riding a bike.", "") + [""])
+
+
+    def test_examples_translate_py(self):
+        lines = ["A man is riding a bike.", "", "Two women are sitting on a bench."]
+        for extra in ([], ["--stream"]):
+            out = subprocess.run([sys.executable, os.path.join(REPO, "examples", "translate.py"), MODEL] + extra,
+                                 input="".join(line + "\n" for line in lines), capture_output=True, text=True)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertEqual(out.stdout.split("\n")[:-1], cli(*lines))
 
 
 if __name__ == "__main__":

@@ -2,10 +2,16 @@
 
     /usr/bin/python3 -m pip install --no-build-isolation ./python
 
-The native module is built by CMake from this repository (the runtime, and
-its kernel dependencies from ~/.cache/edgemt or Debian's sources, as for any
-build: README.md), so cmake, a C++17 compiler and pybind11 must be there
-(tools/install-deps.sh installs them).
+build_ext builds the native module with this repository's CMake project
+(the runtime, and its kernel dependencies from ~/.cache/edgemt or built from
+Debian's sources the first time, as for any build: README.md), so cmake, a
+C++17 compiler, python3-dev and python3-pybind11 must be installed
+(tools/install-deps.sh installs them). The module is built for the
+interpreter running pip.
+
+Environment: EDGEMT_CMAKE_BUILD_DIR names the CMake build directory (default:
+setuptools' build_temp/cmake, inside python/build); CMAKE_BUILD_PARALLEL_LEVEL
+the build jobs (default: every core).
 """
 import os
 import shutil
@@ -20,14 +26,14 @@ REPO = os.path.dirname(HERE)
 
 
 class CMakeBuild(build_ext):
-    """Builds the module target with the repository's CMake project."""
+    """Builds the module target alone (no tests, no programs) with the repository's CMake project."""
 
     def build_extension(self, ext):
-        build_dir = os.path.abspath(os.path.join(self.build_temp, "cmake"))
+        build_dir = os.environ.get("EDGEMT_CMAKE_BUILD_DIR") or os.path.join(os.path.abspath(self.build_temp), "cmake")
         subprocess.run(["cmake", "-S", REPO, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release",
                         "-DEDGEMT_BUILD_TESTS=OFF", "-DEDGEMT_BUILD_EXAMPLES=OFF", "-DEDGEMT_BUILD_SHARED=OFF",
                         "-DEDGEMT_PYTHON=ON", "-DPython3_EXECUTABLE=" + sys.executable], check=True)
-        jobs = str(os.cpu_count() or 1)
+        jobs = os.environ.get("CMAKE_BUILD_PARALLEL_LEVEL") or str(os.cpu_count() or 1)
         subprocess.run(["cmake", "--build", build_dir, "--target", "edgemt_python", "-j", jobs], check=True)
         built = os.path.join(build_dir, "python", "edgemt", os.path.basename(self.get_ext_filename(ext.name)))
         target = self.get_ext_fullpath(ext.name)

@@ -4,136 +4,172 @@
     translator = edgemt.Translator("models/multi30k-ende.int8.edgemt")
     translator.translate(["A dog runs through the snow."])      # ['Ein Hund rennt durch den Schnee.']
 
-Decoding options, accepted by every translate method (as DecodeOptions in
-edgemt/translator.h, which documents each rule): beam_size (1: greedy, up to
-the translator's max_beam_size), length_penalty, num_hypotheses (n-best),
-max_length, min_length, sampling_topk (1: no sampling; 0: all),
-sampling_topp, sampling_temperature, sampling_seed.
+Translator methods: translate (texts -> best translations), translate_batch
+(texts -> TranslationResult: n-best, scores, ids, log-probabilities,
+warning), translate_ids and translate_ids_batch (token ids in and out),
+translate_iterable (a file of any size, lazily, in batches) and
+translate_stream (one text piece by piece as the decoder produces it).
 
-Errors raise ValueError (bad arguments or options), OSError (a model file
-that cannot be read) or RuntimeError (a corrupt model, anything else), with
-the runtime's message. The GIL is released while translating, so threads
-with a Translator each run in parallel.
+Decoding options, keyword arguments of every translate method (as
+DecodeOptions in edgemt/translator.h, which documents each rule):
+beam_size (1: greedy, up to the translator's max_beam_size),
+length_penalty, num_hypotheses (n-best, up to beam_size), max_length (0:
+min(2 * source length + 10, the model's positions)), min_length,
+sampling_topk (1: no sampling; 0: the whole vocabulary), sampling_topp,
+sampling_temperature, sampling_seed.
+
+Errors raise ValueError (bad arguments or options: the runtime checks
+them), OSError (a file that cannot be read, a model without the tokenizer
+texts need) or RuntimeError (a corrupt or unsupported model, anything
+else), with the runtime's message. The GIL is released while translating,
+so threads with a Translator each translate in parallel.
 """
 
-import queue
-import threading
+import os
 
-from ._edgemt import Model, TranslationResult, _Translator
+from ._edgemt import Model, TranslationResult, _DecodeOptions, _Translator
 
 __all__ = ["Model", "Translator", "TranslationResult"]
 __version__ = "0.1.0"
 
-_DEFAULTS = dict(beam_size=1, length_penalty=1.0, num_hypotheses=1, max_length=0, min_length=0,
-                 sampling_topk=1, sampling_topp=1.0, sampling_temperature=1.0, sampling_seed=0)
+_DECODING_OPTIONS = ("beam_size", "length_penalty", "num_hypotheses", "max_length", "min_length", "sampling_topk",
+                     "sampling_topp", "sampling_temperature", "sampling_seed")
 
 
-def _decoding(options, allowed=tuple(_DEFAULTS)):
-    unknown = sorted(set(options) - set(allowed))
+def _decode_options(options):
+    """Keyword arguments as the runtime's DecodeOptions (its defaults for the rest)."""
+    unknown = sorted(set(options) - set(_DECODING_OPTIONS))
     if unknown:
-        raise TypeError("unknown decoding option%s: %s" % ("s" if len(unknown) > 1 else "", ", ".join(unknown)))
-    values = {k: _DEFAULTS[k] for k in allowed}
-    values.update(options)
-    return values
+        raise TypeError("unknown decoding option%s: %s (the options are %s)"
+                        % ("s" if len(unknown) > 1 else "", ", ".join(unknown), ", ".join(_DECODING_OPTIONS)))
+    decode = _DecodeOptions()
+    for name, value in options.items():
+        try:
+            setattr(decode, name, value)
+        except TypeError:
+            raise TypeError("decoding option %s=%r: wrong type %s" % (name, value, type(value).__name__)) from None
+    return decode
 
 
-def _line(text):
-    """A line as read from a file, without its line ending."""
-    if text.endswith("\n"):
-        text = text[:-1]
-    if text.endswith("\r"):
-        text = text[:-1]
-    return text
+def _texts(texts, what="texts"):
+    texts = list(texts)
+    for i, text in enumerate(texts):
+        if not isinstance(text, str):
+            raise TypeError("%s[%d] is %s, not str" % (what, i, type(text).__name__))
+    return texts
+
+
+def _line(line, number):
+    """A line as read from a text file, without its line ending."""
+    if not isinstance(line, str):
+        raise TypeError("line %d is %s, not str (open the file in text mode)" % (number, type(line).__name__))
+    if line.endswith("\n"):
+        line = line[:-1]
+    if line.endswith("\r"):
+        line = line[:-1]
+    return line
 
 
 class Translator(_Translator):
-    """A model file loaded and ready to translate.
+    """A model loaded and ready to translate.
 
-    Translator(model, threads=1, max_batch_size=32, max_beam_size=1,
+    Translator(model_path, threads=1, max_batch_size=32, max_beam_size=1,
                max_source_length=0, max_target_length=0, long_input="truncate",
-               packed_cache_dir="")
+               packed_cache_dir=None)
 
-    model: a model file's path, or an edgemt.Model, which several translators
-    (e.g. one per thread) share together with its packed weights.
+    model_path: a model file (str or os.PathLike), or an edgemt.Model, which
+    several translators (e.g. one per thread) then share together with its
+    packed weights.
+    threads: threads for large matrix products (0: all cores).
+    max_batch_size: sources translated together (longer lists are split).
+    max_beam_size: the widest beam_size allowed (memory is planned for
+    max_batch_size x max_beam_size hypotheses).
+    max_source_length, max_target_length: in ids, 0 for the model's positions.
+    long_input: "truncate" (translate a long source's beginning, with a
+    warning in its result) or "error" (that source raises ValueError).
+    packed_cache_dir: a directory where the weights packed for this CPU are
+    kept in a cache file, so that later runs map them instead of packing.
 
-    threads: threads for large matrix products (0: all cores). max_batch_size:
-    sentences translated together (longer lists are split). max_beam_size: the
-    widest beam_size allowed. max_source_length / max_target_length: 0 for the
-    model's positions. long_input: "truncate" (translate a long source's
-    beginning, with a warning in its result) or "error" (raise). packed_cache_dir:
-    keep the weights packed for this CPU in a cache file there ("" for none).
-    One translation runs at a time per Translator; use one per thread.
+    One translation runs at a time per Translator (a second thread waits);
+    give each thread its own Translator to translate in parallel.
+    Raises OSError (file not readable), RuntimeError (not a valid model),
+    ValueError (bad options).
     """
 
+    def __init__(self, model_path, threads=1, max_batch_size=32, max_beam_size=1, max_source_length=0,
+                 max_target_length=0, long_input="truncate", packed_cache_dir=None):
+        model = model_path if isinstance(model_path, Model) else Model(os.fspath(model_path))
+        cache = "" if packed_cache_dir is None else os.fspath(packed_cache_dir)
+        super().__init__(model, threads, max_batch_size, max_beam_size, max_source_length, max_target_length,
+                         long_input, cache)
+
     def translate(self, texts, **options):
-        """Translates a list of texts; returns the best translation of each (list[str])."""
-        return [r.hypotheses[0] for r in self.translate_batch(texts, **options)]
+        """Translates a list of texts; returns the best translation of each (list[str]).
+
+        A blank text gives "". A source that fails (e.g. too long with
+        long_input="error") raises, naming it ("source 3: ...")."""
+        return [result.hypotheses[0] for result in self.translate_batch(texts, **options)]
 
     def translate_batch(self, texts, return_scores=False, **options):
-        """Translates a list of texts; returns a TranslationResult per text (n-best
-        hypotheses, scores, ids, token log-probabilities, warning). Greedy scores are
-        computed only with return_scores=True (beam search always has them)."""
-        texts = list(texts)
-        for i, t in enumerate(texts):
-            if not isinstance(t, str):
-                raise TypeError("texts[%d] is %s, not str" % (i, type(t).__name__))
-        return self._translate_batch(texts, return_scores=bool(return_scores), **_decoding(options))
+        """Translates a list of texts; returns a TranslationResult per text: the
+        num_hypotheses best hypotheses (texts, scores, ids, token log-probabilities,
+        ended_with_eos) and a warning. Beam search and n-best always have scores;
+        greedy decoding computes them only with return_scores=True."""
+        return self._translate_texts(_texts(texts), _decode_options(options), bool(return_scores), 0)
 
-    def translate_ids(self, sources, return_scores=False, **options):
-        """Translates token ids (each source a list of ids, without </s>); returns a
-        TranslationResult per source (its .ids hold the output ids; .hypotheses the
-        texts when the model has a tokenizer)."""
-        sources = [list(s) for s in sources]
-        return self._translate_ids(sources, return_scores=bool(return_scores), **_decoding(options))
+    def translate_ids(self, sources, **options):
+        """Translates token ids: each source a list of source-vocabulary ids without
+        </s> (it is added). Returns the best translation's ids for each (list[list[int]],
+        without </s>). Works with models that have no tokenizer."""
+        return [result.ids[0] for result in self.translate_ids_batch(sources, **options)]
+
+    def translate_ids_batch(self, sources, return_scores=False, **options):
+        """As translate_ids, returning a TranslationResult per source (n-best ids and
+        scores; hypotheses holds their texts when the model has a tokenizer)."""
+        return self._translate_ids([list(ids) for ids in sources], _decode_options(options), bool(return_scores), 0)
 
     def translate_iterable(self, lines, batch_size=32, **options):
-        """Yields the translation of each line of an iterable (a file, a generator), in
-        order, reading batch_size lines at a time: memory stays bounded for input of any
-        size. A line's ending ("\\n", "\\r\\n") is not part of its text."""
-        if batch_size < 1:
-            raise ValueError("batch_size must be at least 1, not %d" % batch_size)
+        """Yields the best translation of each line of an iterable (a text file, a
+        generator), in order, one per line. Lines are read batch_size at a time, as
+        the output is consumed, so memory stays bounded for input of any size. A
+        line's ending ("\\n", "\\r\\n") is not part of its text. A line that fails
+        raises, naming it by its index from 0 ("source 12345: ...")."""
+        if not isinstance(batch_size, int) or batch_size < 1:
+            raise ValueError("batch_size must be an int of at least 1, not %r" % (batch_size,))
+        decode = _decode_options(options)
         batch = []
+        first = 0
         for line in lines:
-            batch.append(_line(line))
+            batch.append(_line(line, first + len(batch)))
             if len(batch) == batch_size:
-                yield from self.translate(batch, **options)
+                yield from self._best(batch, decode, first)
+                first += len(batch)
                 batch = []
         if batch:
-            yield from self.translate(batch, **options)
+            yield from self._best(batch, decode, first)
+
+    def _best(self, texts, decode, first_index):
+        return [result.hypotheses[0] for result in self._translate_texts(texts, decode, False, first_index)]
 
     def translate_stream(self, text, **options):
-        """Yields the translation of one text piece by piece as the decoder produces it
-        (greedy or sampling: no beam_size). The pieces add up to exactly translate()'s
-        text. Closing the generator early (break) stops decoding."""
-        decoding = _decoding(options, allowed=("max_length", "min_length", "sampling_topk", "sampling_topp",
-                                               "sampling_temperature", "sampling_seed"))
-        pieces = queue.Queue()
-        stop = threading.Event()
-        done = object()
-        failure = []
+        """Returns a generator of the translation of one text, piece by piece as the
+        decoder produces it (greedy or sampling; beam_size > 1 raises ValueError).
+        Pieces are whole characters, and they add up to exactly what translate()
+        gives. Decoding runs on a worker thread, without the GIL; closing the
+        generator early (break, .close()) stops decoding at the next piece and waits
+        for that thread, after which the translator is free again. While the stream
+        runs, this translator's other calls wait for it."""
+        if not isinstance(text, str):
+            raise TypeError("text is %s, not str" % type(text).__name__)
+        return self._pieces(text, _decode_options(options))
 
-        def on_piece(piece):
-            pieces.put(piece)
-            return not stop.is_set()
-
-        def work():
-            try:
-                self._translate_stream(text, on_piece, **decoding)
-            except BaseException as e:  # raised in the consumer's thread below
-                failure.append(e)
-            finally:
-                pieces.put(done)
-
-        worker = threading.Thread(target=work, name="edgemt-stream", daemon=True)
-        worker.start()
+    def _pieces(self, text, decode):
+        stream = self._start_stream(text, decode)
         try:
             while True:
-                piece = pieces.get()
-                if piece is done:
-                    break
+                piece = stream.next()
+                if piece is None:
+                    return
                 yield piece
         finally:
-            stop.set()  # the next piece's callback returns False: decoding stops there
-            worker.join()
-        if failure:
-            raise failure[0]
+            stream.close()

@@ -1,21 +1,29 @@
-from typing import Iterable, Iterator, List, Sequence, Union
+"""EdgeMT: offline machine translation on CPUs (type stubs; help(edgemt) documents the API)."""
+import os
+from typing import Iterable, Iterator, List, Optional, Sequence, Union
 
 __version__: str
 
 class TranslationResult:
-    """One source's translations, best first."""
+    """One source's translations, best first (num_hypotheses of them)."""
     @property
-    def hypotheses(self) -> List[str]: ...
+    def hypotheses(self) -> List[str]:
+        """Texts of the hypotheses, best first."""
     @property
-    def scores(self) -> List[float]: ...
+    def scores(self) -> List[float]:
+        """Sum of token log-probabilities / length**length_penalty (0.0 for greedy unless return_scores)."""
     @property
-    def ids(self) -> List[List[int]]: ...
+    def ids(self) -> List[List[int]]:
+        """Target ids of each hypothesis, without </s>."""
     @property
-    def token_log_probs(self) -> List[List[float]]: ...
+    def token_log_probs(self) -> List[List[float]]:
+        """Each id's log-probability, then </s>'s when the hypothesis ended with it."""
     @property
-    def ended_with_eos(self) -> List[bool]: ...
+    def ended_with_eos(self) -> List[bool]:
+        """Whether each hypothesis ended with </s> (else at the length limit)."""
     @property
-    def warning(self) -> str: ...
+    def warning(self) -> str:
+        """A warning about the source (e.g. truncated), or ''."""
 
 class Model:
     """A model file, memory-mapped and verified; translators made from one Model share its packed weights."""
@@ -25,37 +33,56 @@ class Model:
     @property
     def target_vocab_size(self) -> int: ...
     @property
+    def max_positions(self) -> int: ...
+    @property
     def file_size(self) -> int: ...
 
 class Translator:
-    """A model file loaded and ready to translate (see help(edgemt.Translator))."""
-    def __init__(self, model: Union[str, Model], threads: int = 1, max_batch_size: int = 32, max_beam_size: int = 1,
-                 max_source_length: int = 0, max_target_length: int = 0, long_input: str = "truncate",
-                 packed_cache_dir: str = "") -> None: ...
+    """A model loaded and ready to translate (help(edgemt.Translator) documents every argument)."""
+    def __init__(self, model_path: Union[str, "os.PathLike[str]", Model], threads: int = 1,
+                 max_batch_size: int = 32, max_beam_size: int = 1, max_source_length: int = 0,
+                 max_target_length: int = 0, long_input: str = "truncate",
+                 packed_cache_dir: Optional[Union[str, "os.PathLike[str]"]] = None) -> None: ...
     @property
     def has_tokenizer(self) -> bool: ...
+    @property
+    def threads(self) -> int: ...
     @property
     def max_batch_size(self) -> int: ...
     @property
     def max_beam_size(self) -> int: ...
     @property
-    def threads(self) -> int: ...
-    def translate(self, texts: Sequence[str], *, beam_size: int = 1, length_penalty: float = 1.0,
+    def max_source_length(self) -> int: ...
+    @property
+    def max_target_length(self) -> int: ...
+    def translate(self, texts: Iterable[str], *, beam_size: int = 1, length_penalty: float = 1.0,
                   num_hypotheses: int = 1, max_length: int = 0, min_length: int = 0, sampling_topk: int = 1,
                   sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
-                  sampling_seed: int = 0) -> List[str]: ...
-    def translate_batch(self, texts: Sequence[str], return_scores: bool = False, *, beam_size: int = 1,
+                  sampling_seed: int = 0) -> List[str]:
+        """The best translation of each text."""
+    def translate_batch(self, texts: Iterable[str], return_scores: bool = False, *, beam_size: int = 1,
                         length_penalty: float = 1.0, num_hypotheses: int = 1, max_length: int = 0,
                         min_length: int = 0, sampling_topk: int = 1, sampling_topp: float = 1.0,
-                        sampling_temperature: float = 1.0, sampling_seed: int = 0) -> List[TranslationResult]: ...
-    def translate_ids(self, sources: Sequence[Sequence[int]], return_scores: bool = False, *, beam_size: int = 1,
-                      length_penalty: float = 1.0, num_hypotheses: int = 1, max_length: int = 0,
-                      min_length: int = 0, sampling_topk: int = 1, sampling_topp: float = 1.0,
-                      sampling_temperature: float = 1.0, sampling_seed: int = 0) -> List[TranslationResult]: ...
+                        sampling_temperature: float = 1.0, sampling_seed: int = 0) -> List[TranslationResult]:
+        """A TranslationResult (n-best, scores, ids, log-probabilities, warning) per text."""
+    def translate_ids(self, sources: Iterable[Sequence[int]], *, beam_size: int = 1, length_penalty: float = 1.0,
+                      num_hypotheses: int = 1, max_length: int = 0, min_length: int = 0, sampling_topk: int = 1,
+                      sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
+                      sampling_seed: int = 0) -> List[List[int]]:
+        """The best translation's ids for each source (ids without </s> in and out)."""
+    def translate_ids_batch(self, sources: Iterable[Sequence[int]], return_scores: bool = False, *,
+                            beam_size: int = 1, length_penalty: float = 1.0, num_hypotheses: int = 1,
+                            max_length: int = 0, min_length: int = 0, sampling_topk: int = 1,
+                            sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
+                            sampling_seed: int = 0) -> List[TranslationResult]:
+        """A TranslationResult per source of ids."""
     def translate_iterable(self, lines: Iterable[str], batch_size: int = 32, *, beam_size: int = 1,
                            length_penalty: float = 1.0, num_hypotheses: int = 1, max_length: int = 0,
                            min_length: int = 0, sampling_topk: int = 1, sampling_topp: float = 1.0,
-                           sampling_temperature: float = 1.0, sampling_seed: int = 0) -> Iterator[str]: ...
-    def translate_stream(self, text: str, *, max_length: int = 0, min_length: int = 0, sampling_topk: int = 1,
-                         sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
-                         sampling_seed: int = 0) -> Iterator[str]: ...
+                           sampling_temperature: float = 1.0, sampling_seed: int = 0) -> Iterator[str]:
+        """One translation per line, in order, reading batch_size lines at a time (bounded memory)."""
+    def translate_stream(self, text: str, *, beam_size: int = 1, length_penalty: float = 1.0,
+                         num_hypotheses: int = 1, max_length: int = 0, min_length: int = 0,
+                         sampling_topk: int = 1, sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
+                         sampling_seed: int = 0) -> Iterator[str]:
+        """The translation of one text, piece by piece as the decoder produces it; closing stops decoding."""

@@ -1,0 +1,103 @@
+#include "translator.h"
+
+#include <pybind11/pybind11.h>
+
+#include <utility>
+
+#include "status_exception.h"
+
+namespace py = pybind11;
+
+namespace edgemt_python {
+namespace {
+
+TranslationResult Convert(const edgemt::TextResult& result) {
+  TranslationResult out;
+  for (const edgemt::TextHypothesis& h : result.hypotheses) {
+    out.hypotheses.push_back(h.text);
+    out.scores.push_back(h.score);
+    out.ids.push_back(h.ids);
+    out.token_log_probs.push_back(h.token_log_probs);
+    out.ended_with_eos.push_back(h.ended_with_eos);
+  }
+  out.warning = result.warning;
+  return out;
+}
+
+// Raises the first failure: the call's own, else the first source's.
+std::vector<TranslationResult> Collect(const edgemt::Status& status, const std::vector<edgemt::TextResult>& results,
+                                       size_t first_index) {
+  if (!status.ok()) RaiseStatus(status);
+  std::vector<TranslationResult> out;
+  out.reserve(results.size());
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (!results[i].status.ok()) RaiseStatus(results[i].status, "source " + std::to_string(first_index + i));
+    out.push_back(Convert(results[i]));
+  }
+  return out;
+}
+
+}  // namespace
+
+Model::Model(const std::string& path) {
+  edgemt::Status status;
+  {
+    py::gil_scoped_release released;  // mapping and verifying a large file takes a while
+    auto loaded = edgemt::Model::Load(path);
+    if (loaded.ok()) model = std::move(loaded).value();
+    else status = loaded.status();
+  }
+  if (!status.ok()) RaiseStatus(status);
+}
+
+Translator::Translator(const Model& model, const edgemt::TextTranslatorOptions& options) {
+  edgemt::Status status;
+  {
+    py::gil_scoped_release released;  // packing the weights takes a while
+    auto created = edgemt::TextTranslator::Create(model.model, options);
+    if (created.ok()) translator_ = std::move(created).value();
+    else status = created.status();
+  }
+  if (!status.ok()) RaiseStatus(status);
+}
+
+std::vector<TranslationResult> Translator::TranslateTexts(const std::vector<std::string>& texts,
+                                                          const edgemt::DecodeOptions& decode, bool return_scores,
+                                                          size_t first_index) {
+  std::vector<edgemt::TextResult> results;
+  edgemt::Status status;
+  {
+    py::gil_scoped_release released;
+    std::lock_guard<std::mutex> lock(busy_);
+    status = translator_->TranslateTexts(texts.data(), texts.size(), decode, &results, return_scores);
+  }
+  return Collect(status, results, first_index);
+}
+
+std::vector<TranslationResult> Translator::TranslateIds(std::vector<std::vector<int32_t>> sources,
+                                                        const edgemt::DecodeOptions& decode, bool return_scores,
+                                                        size_t first_index) {
+  const int32_t eos = translator_->model().config().eos_id;
+  for (std::vector<int32_t>& ids : sources) {
+    if (!ids.empty()) ids.push_back(eos);  // no ids: a blank source, as an empty text
+  }
+  std::vector<edgemt::TextResult> results;
+  edgemt::Status status;
+  {
+    py::gil_scoped_release released;
+    std::lock_guard<std::mutex> lock(busy_);
+    status = translator_->TranslateIds(sources.data(), sources.size(), decode, &results, return_scores);
+  }
+  return Collect(status, results, first_index);
+}
+
+std::unique_ptr<PieceStream> Translator::StartStream(std::string text, const edgemt::DecodeOptions& decode) {
+  return std::make_unique<PieceStream>(
+      [this, text = std::move(text), decode](const edgemt::PieceCallback& on_piece) {
+        std::lock_guard<std::mutex> lock(busy_);  // on the worker: held until the stream ends or stops
+        edgemt::TextResult result;  // its text is the pieces' concatenation, which the consumer has
+        return translator_->TranslateStreaming(text, decode, on_piece, &result);
+      });
+}
+
+}  // namespace edgemt_python

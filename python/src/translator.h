@@ -1,0 +1,63 @@
+// What the Python classes Model, Translator and TranslationResult hold: a
+// TextTranslator behind a lock, called without the GIL, with its statuses
+// raised as Python exceptions (status_exception.h). Every method except
+// the constructors expects the GIL on entry.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "edgemt/model.h"
+#include "edgemt/text_translator.h"
+#include "piece_stream.h"
+
+namespace edgemt_python {
+
+// A model file, memory-mapped and verified; the translators made from it
+// share it and the weights packed for XNNPACK.
+struct Model {
+  explicit Model(const std::string& path);  // raises OSError / RuntimeError
+  std::shared_ptr<const edgemt::Model> model;
+};
+
+// One source's translations, as Python sees them (hypotheses best first).
+struct TranslationResult {
+  std::vector<std::string> hypotheses;
+  std::vector<float> scores;
+  std::vector<std::vector<int32_t>> ids;
+  std::vector<std::vector<float>> token_log_probs;
+  std::vector<bool> ended_with_eos;
+  std::string warning;
+};
+
+class Translator {
+ public:
+  Translator(const Model& model, const edgemt::TextTranslatorOptions& options);  // raises
+
+  // Results in order; a source that failed raises ("source N: ...", N
+  // counting from first_index, so that a long stream names the line).
+  std::vector<TranslationResult> TranslateTexts(const std::vector<std::string>& texts,
+                                                const edgemt::DecodeOptions& decode, bool return_scores,
+                                                size_t first_index);
+  // Sources without </s> (it is added here).
+  std::vector<TranslationResult> TranslateIds(std::vector<std::vector<int32_t>> sources,
+                                              const edgemt::DecodeOptions& decode, bool return_scores,
+                                              size_t first_index);
+  // Starts translating text on a worker thread; its pieces come out of the
+  // stream. The stream refers to this translator, which must outlive it.
+  std::unique_ptr<PieceStream> StartStream(std::string text, const edgemt::DecodeOptions& decode);
+
+  const edgemt::TextTranslator& text_translator() const { return *translator_; }
+
+ private:
+  std::unique_ptr<edgemt::TextTranslator> translator_;
+  // One translation at a time (TextTranslator is used by one thread at a
+  // time); a second caller waits here without the GIL.
+  std::mutex busy_;
+};
+
+}  // namespace edgemt_python

@@ -153,14 +153,21 @@ struct Translator::Impl {
     for (size_t s = 0; s < batch_count; ++s) {
       if (tokens[s] < 0 || tokens[s] >= vocab)
         return InvalidArgument("target id " + std::to_string(tokens[s]) + " is outside the target vocabulary");
+      workspace.row_slots[s] = static_cast<int32_t>(s);  // every sentence, in order
     }
-    const auto start = std::chrono::steady_clock::now();
-    EDGEMT_RETURN_IF_ERROR(
-        decoder.Step(tokens, batch_count, /*per_source=*/1, next_step, batch_length, workspace, context()));
+    EDGEMT_RETURN_IF_ERROR(RunStep(tokens, workspace.row_slots, batch_count, /*per_source=*/1, next_step));
     ++next_step;
+    return Status::Ok();
+  }
+
+  // One decoder step over `rows` rows (Decoder::Step), profiled.
+  Status RunStep(const int32_t* tokens, const int32_t* slots, size_t rows, size_t per_source, size_t step) {
+    const auto start = std::chrono::steady_clock::now();
+    EDGEMT_RETURN_IF_ERROR(decoder.Step(tokens, slots, rows, per_source, step, batch_length, workspace, context()));
     if (options.profile) {
       profile.decoder_ms += MillisecondsSince(start);
       ++profile.decoder_steps;
+      profile.decoder_rows += static_cast<long>(rows);
     }
     return Status::Ok();
   }
@@ -216,23 +223,26 @@ struct Translator::Impl {
     rule.banned[0] = config.pad_id;
     rule.banned[1] = config.unk_id;
     rule.banned[2] = config.bos_id;
-    size_t longest = 0;
+    // Each step computes the unfinished sentences only: row r continues
+    // sentence row_slots[r], and a sentence that finishes leaves the rows.
+    size_t rows = count;
     for (size_t s = 0; s < count; ++s) {
       if (sampling) workspace.sampler_states[s] = SamplingSeed(decode.sampling_seed, sources[s].data, sources[s].size);
-      workspace.step_tokens[s] = config.decoder_start_id;
+      workspace.row_slots[s] = static_cast<int32_t>(s);
+      workspace.row_tokens[s] = config.decoder_start_id;
       workspace.output_lengths[s] = 0;
       workspace.finished[s] = 0;
-      longest = std::max(longest, StepsFor(sources[s].size, decode));
     }
-    for (size_t step = 0; step < longest; ++step) {
-      EDGEMT_RETURN_IF_ERROR(DecodeStep(workspace.step_tokens));
+    // Every sentence finishes within StepsFor(its source) <= limits.target steps.
+    for (size_t step = 0; rows > 0; ++step) {
+      EDGEMT_RETURN_IF_ERROR(RunStep(workspace.row_tokens, workspace.row_slots, rows, /*per_source=*/1, step));
       const auto start = std::chrono::steady_clock::now();
-      bool all_finished = true;
-      for (size_t s = 0; s < count; ++s) {
-        if (workspace.finished[s]) continue;
+      size_t kept = 0;
+      for (size_t r = 0; r < rows; ++r) {
+        const size_t s = static_cast<size_t>(workspace.row_slots[r]);
         const int32_t produced = workspace.output_lengths[s];
         const int32_t banned = produced < decode.min_length ? config.eos_id : -1;
-        const float* logits = workspace.logits + s * vocab;
+        const float* logits = workspace.logits + r * vocab;
         int32_t next;
         if (sampling) {
           rule.banned[3] = banned;
@@ -241,7 +251,6 @@ struct Translator::Impl {
         } else {
           next = NextToken(logits, vocab, banned);
         }
-        workspace.step_tokens[s] = next;
         if (hypotheses != nullptr)  // only when asked: a pass over the vocabulary
           workspace.output_log_probs[s * scores_stride + static_cast<size_t>(produced)] =
               logits[next] - log_sum_exp.Of(logits, workspace.sample_probs);
@@ -254,10 +263,13 @@ struct Translator::Impl {
         if (static_cast<size_t>(produced + 1) >= StepsFor(sources[s].size, decode)) workspace.finished[s] = 1;
         if (decode.on_token != nullptr && !decode.on_token(decode.on_token_user_data, s, next))
           workspace.finished[s] = 1;  // the caller stopped it
-        all_finished = all_finished && workspace.finished[s];
+        if (workspace.finished[s]) continue;
+        workspace.row_slots[kept] = static_cast<int32_t>(s);  // kept <= r: compacts in place
+        workspace.row_tokens[kept] = next;
+        ++kept;
       }
+      rows = kept;
       ChoiceTime(start);
-      if (all_finished) break;
     }
     for (size_t s = 0; s < count; ++s) {
       const TokenIds ids{workspace.output_ids + s * limits.target, static_cast<size_t>(workspace.output_lengths[s])};
@@ -290,52 +302,53 @@ struct Translator::Impl {
     rule.banned[2] = config.bos_id;
     rule.length_penalty = decode.length_penalty;
     rule.num_hypotheses = static_cast<size_t>(decode.num_hypotheses);
-    size_t longest = 0;
     for (size_t s = 0; s < count; ++s) {
       workspace.live[s] = 1;  // the first step continues <s> only
       workspace.finished[s] = 0;
       b.finished_count[s] = 0;
       b.cumulative[s * beam] = 0.0f;
-      for (size_t r = 0; r < beam; ++r) workspace.step_tokens[s * beam + r] = config.decoder_start_id;
-      longest = std::max(longest, StepsFor(sources[s].size, decode));
+      workspace.step_tokens[s * beam] = config.decoder_start_id;
     }
-    const size_t rows = count * beam;
-    int current = 0;
-    // StepsFor keeps `longest` within limits.target (CheckDecodeOptions bounds max_length).
-    for (size_t step = 0; step < longest; ++step) {
-      const auto step_start = std::chrono::steady_clock::now();
-      EDGEMT_RETURN_IF_ERROR(
-          decoder.Step(workspace.step_tokens, rows, beam, step, batch_length, workspace, context()));
-      if (options.profile) {
-        profile.decoder_ms += MillisecondsSince(step_start);
-        ++profile.decoder_steps;
+    // The rows of a step: the alive hypotheses of the unfinished sentences,
+    // sentence by sentence (a sentence's rows are contiguous in the logits).
+    auto gather_rows = [&]() {
+      size_t rows = 0;
+      for (size_t s = 0; s < count; ++s) {
+        if (workspace.finished[s]) continue;
+        for (size_t r = 0; r < static_cast<size_t>(workspace.live[s]); ++r, ++rows) {
+          workspace.row_slots[rows] = static_cast<int32_t>(s * beam + r);
+          workspace.row_tokens[rows] = workspace.step_tokens[s * beam + r];
+        }
       }
+      return rows;
+    };
+    int current = 0;
+    // Every sentence is done within StepsFor(its source) <= limits.target steps.
+    for (size_t step = 0, rows = gather_rows(); rows > 0; ++step, rows = gather_rows()) {
+      EDGEMT_RETURN_IF_ERROR(RunStep(workspace.row_tokens, workspace.row_slots, rows, beam, step));
       const auto start = std::chrono::steady_clock::now();
-      bool all_finished = true;
       const bool eos_allowed = step >= static_cast<size_t>(decode.min_length);
+      const float* logits = workspace.logits;  // the next unfinished sentence's first row
       for (size_t s = 0; s < count; ++s) {
         if (workspace.finished[s]) continue;
         const bool last_step = step + 1 >= StepsFor(sources[s].size, decode);
-        const float* logits = workspace.logits + s * beam * vocab;
         const size_t live = static_cast<size_t>(workspace.live[s]);
         float normalizers[kMaxBeam];
         for (size_t r = 0; r < live; ++r) normalizers[r] = log_sum_exp.Of(logits + r * vocab, workspace.sample_probs);
         const BeamStepResult result = BeamStep(rule, s, logits, normalizers, live, step, eos_allowed, last_step,
                                                current, &b, workspace.step_tokens + s * beam);
+        logits += live * vocab;
         workspace.live[s] = static_cast<int32_t>(result.live);
         if (result.done) {
           workspace.finished[s] = 1;
-          for (size_t r = 0; r < beam; ++r) workspace.step_tokens[s * beam + r] = config.eos_id;
           continue;
         }
-        all_finished = false;
         const auto reorder_start = std::chrono::steady_clock::now();
         FollowParents(s, beam, result.live, step + 1);
         if (options.profile) profile.cache_reorder_ms += MillisecondsSince(reorder_start);
       }
       current = 1 - current;
       ChoiceTime(start);
-      if (all_finished) break;
     }
     const size_t n = static_cast<size_t>(decode.num_hypotheses);
     for (size_t s = 0; s < count; ++s) {

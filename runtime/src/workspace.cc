@@ -51,6 +51,8 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
   layout->Add(&output_ids, limits.batch * limits.target);
   layout->Add(&output_log_probs, limits.batch * (limits.target + 1));
   layout->Add(&step_tokens, rows);
+  layout->Add(&row_tokens, rows);
+  layout->Add(&row_slots, rows);
   layout->Add(&output_lengths, limits.batch);
   layout->Add(&finished, limits.batch);
   layout->Add(&sampler_states, limits.batch);

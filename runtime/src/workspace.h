@@ -46,7 +46,9 @@ struct Workspace {
   float* logits = nullptr;            // [batch * beam, target_vocab]
   int32_t* output_ids = nullptr;      // [batch, target]
   float* output_log_probs = nullptr;  // [batch, target + 1] greedy scores (with </s>)
-  int32_t* step_tokens = nullptr;     // [batch * beam] the tokens the next decoder step reads
+  int32_t* step_tokens = nullptr;     // [batch * beam] each hypothesis's next token (beam search)
+  int32_t* row_tokens = nullptr;      // [batch * beam] the tokens of the next decoder step's rows
+  int32_t* row_slots = nullptr;       // [batch * beam] and the hypotheses (cache slots) they continue
   int32_t* output_lengths = nullptr;  // [batch]
   uint8_t* finished = nullptr;        // [batch]
   int32_t* live = nullptr;            // [batch] beam search: alive hypotheses per sentence

@@ -337,3 +337,62 @@ TEST_CASE("a caller-provided arena is used, and a small one refused") {
   const auto sources = MakeSources(4, 40, 3);
   CHECK(TranslateAll(*with_block, sources, 2) == TranslateAll(*own_block, sources, 2));
 }
+
+TEST_CASE("sentences that finish at different steps leave the batch, with their one-by-one outputs") {
+  // Sources from 1 to 40 ids: length limits from 12 steps to the 64 the
+  // translator holds. A raised </s> logit ends some sentences earlier: the
+  // first of a few raises with which some end with </s> and some at their
+  // limit is used (random models differ in how likely </s> is).
+  const std::vector<int> lengths = {1, 40, 3, 25, 2, 9};
+  for (const TestModelSpec& variant : Variants()) {
+    CAPTURE(variant.int8);
+    CAPTURE(variant.int4_block);
+    CAPTURE(static_cast<int>(variant.norm));
+    std::vector<std::vector<int32_t>> sources;
+    for (int length : lengths) sources.push_back(MakeSources(1, variant.source_vocab, length)[0]);
+    std::vector<TokenIds> views = Views(sources);
+    TranslatorOptions options;
+    options.max_batch_size = static_cast<int>(lengths.size());
+    options.profile = true;
+
+    std::unique_ptr<Translator> translator;
+    std::vector<std::vector<int32_t>> expected(sources.size());
+    long steps = 0;  // one by one: each sentence's ids, and </s> when it ended with one
+    bool mixed = false;
+    for (float raise : {0.5f, 1.0f, 1.5f, 2.0f, 3.0f}) {
+      TestModelSpec spec = variant;
+      spec.mutate = [raise](fb::ModelT& model) {
+        reinterpret_cast<float*>(model.decoder->output_projection->bias->data.data())[3] += raise;
+      };
+      TestModel test = LoadTestModel(spec);
+      translator = MakeTranslator(test, options);
+      steps = 0;
+      bool some_eos = false, some_limit = false;
+      for (size_t s = 0; s < sources.size(); ++s) {
+        Hypothesis single;  // in the translator's memory until its next call
+        REQUIRE(translator->Translate(&views[s], 1, &single, DecodeOptions()).ok());
+        expected[s].assign(single.ids.data, single.ids.data + single.ids.size);
+        steps += static_cast<long>(single.ids.size + (single.ended_with_eos ? 1 : 0));
+        some_eos = some_eos || single.ended_with_eos;
+        some_limit = some_limit || !single.ended_with_eos;
+      }
+      mixed = some_eos && some_limit;
+      if (mixed) break;
+    }
+    REQUIRE(mixed);
+
+    // Together: the same ids, and only unfinished sentences are computed.
+    translator->ResetProfile();
+    std::vector<TokenIds> batched(sources.size());
+    edgemt::testing::StartCountingAllocations();
+    const Status status = translator->Translate(views.data(), views.size(), batched.data());
+    const size_t allocations = edgemt::testing::StopCountingAllocations();
+    REQUIRE(status.ok());
+    CHECK(allocations == 0);
+    for (size_t s = 0; s < sources.size(); ++s) {
+      CAPTURE(s);
+      CHECK(std::vector<int32_t>(batched[s].data, batched[s].data + batched[s].size) == expected[s]);
+    }
+    CHECK(translator->profile().decoder_rows == steps);
+  }
+}

@@ -111,6 +111,7 @@ struct TranslationProfile {
   double encoder_ms = 0;      // embedding, encoder layers, cross-attention keys/values
   double decoder_ms = 0;      // all decoder steps
   long decoder_steps = 0;     // steps run (a batch step counts once)
+  long decoder_rows = 0;      // hypotheses computed, summed over steps (finished ones are not)
   double xnnpack_ms = 0;      // inside XNNPACK operators (linear layers)
   double attention_ms = 0;    // score and value products, softmax
   double layer_norm_ms = 0;   // LayerNorm and residual sums

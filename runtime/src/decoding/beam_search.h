@@ -47,8 +47,8 @@ struct BeamStepResult {
 // The score a finished hypothesis is ranked by: sum / float(length^penalty).
 float NormalizedScore(float log_prob_sum, size_t length, float length_penalty);
 
-// One step of one sentence. `logits` holds its `rule.beam` rows, of which
-// the first `live` are hypotheses (the first step has one), and
+// One step of one sentence. `logits` holds a row for each of its `live`
+// hypotheses (the first step has one), and
 // `log_sum_exp` their normalizers; `produced` ids are out so far.
 // `eos_allowed` is false before min_length; `last_step` is the step that
 // reaches the sentence's length limit. Writes the sentence's

@@ -50,8 +50,8 @@ Status Decoder::PrepareCrossAttention(size_t count, size_t source_length, Worksp
   return Status::Ok();
 }
 
-Status Decoder::Step(const int32_t* tokens, size_t count, size_t per_source, size_t step, size_t source_length,
-                     Workspace& workspace, const RunContext& context) const {
+Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, size_t per_source, size_t step,
+                     size_t source_length, Workspace& workspace, const RunContext& context) const {
   const ModelConfig& config = weights_->config;
   const size_t d = static_cast<size_t>(config.d_model);
   const bool pre_norm = config.norm == NormPlacement::kPreLN;
@@ -98,8 +98,9 @@ Status Decoder::Step(const int32_t* tokens, size_t count, size_t per_source, siz
       ScopedTimer timer(context.profile, TimeCategory::kAttention);
       for (size_t s = 0; s < count; ++s) {
         const float* qkv = b.qkv + s * 3 * d;
-        float* sentence_keys = cache_keys + s * cache_length_ * d;
-        float* sentence_values = cache_values + s * cache_length_ * d;
+        const size_t slot = static_cast<size_t>(slots[s]);
+        float* sentence_keys = cache_keys + slot * cache_length_ * d;
+        float* sentence_values = cache_values + slot * cache_length_ * d;
         std::memcpy(sentence_keys + step * d, qkv + d, d * sizeof(float));
         std::memcpy(sentence_values + step * d, qkv + 2 * d, d * sizeof(float));
         // Causal by construction: the cache holds positions 0..step only.
@@ -115,7 +116,7 @@ Status Decoder::Step(const int32_t* tokens, size_t count, size_t per_source, siz
     {
       ScopedTimer timer(context.profile, TimeCategory::kAttention);
       for (size_t s = 0; s < count; ++s) {
-        const size_t first = (s / per_source) * source_length;
+        const size_t first = (static_cast<size_t>(slots[s]) / per_source) * source_length;
         const float* kv = workspace.cross_kv[l] + first * 2 * d;
         AttendOneQuery(cross_shape, b.q + s * d, kv, kv + d, source_length, workspace.key_mask + first, b.scores,
                        b.context + s * d);

@@ -20,11 +20,14 @@ class Decoder {
   Status PrepareCrossAttention(size_t count, size_t source_length, Workspace& workspace,
                                const RunContext& context) const;
 
-  // Feeds tokens[i] at position `step` for each of `count` hypotheses and
-  // writes workspace.logits [count, vocab]. Hypothesis i translates source
-  // i / per_source (beam search: a source's beams share its cross-attention).
-  Status Step(const int32_t* tokens, size_t count, size_t per_source, size_t step, size_t source_length,
-              Workspace& workspace, const RunContext& context) const;
+  // Feeds tokens[r] at position `step` for each of `count` rows and writes
+  // workspace.logits [count, vocab]. Row r continues the hypothesis in
+  // self-attention cache slot slots[r], which translates source
+  // slots[r] / per_source (beam search: a source's beams share its
+  // cross-attention). Only the unfinished hypotheses need rows: the slots
+  // say whose caches they are, so nothing moves when one finishes.
+  Status Step(const int32_t* tokens, const int32_t* slots, size_t count, size_t per_source, size_t step,
+              size_t source_length, Workspace& workspace, const RunContext& context) const;
 
   // Whether PrepareCrossAttention over `rows` rows (count x source length),
   // or a Step over `count` sentences, uses the thread pool.

@@ -62,6 +62,7 @@ Result<std::unique_ptr<LineTranslator>> LineTranslator::Create(const Options& op
   translator_options.max_beam_size = options.beam_size;
   translator_options.packed_cache_dir = options.packed_cache_dir;
   text_options.long_input = options.long_input;
+  text_options.max_batch_tokens = static_cast<size_t>(options.max_batch_tokens);
   auto translator = TextTranslator::Create(model.value(), text_options);
   if (!translator.ok()) return translator.status();
   self->translator_ = std::move(translator.value());

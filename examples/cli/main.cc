@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "cli/line_translator.h"
 #include "cli/options.h"
 
@@ -18,6 +20,10 @@ int main(int argc, char** argv) {
     std::fputs(edgemt::cli::Usage(), stdout);
     return 0;
   }
+  // A person typing gets each line's translation as soon as it is typed.
+  const bool interactive = isatty(STDIN_FILENO) != 0;
+  if (options.batch_size == 0)
+    options.batch_size = interactive || options.stream ? 1 : edgemt::cli::kDefaultBatchSize;
   auto translator = edgemt::cli::LineTranslator::Create(options);
   if (!translator.ok()) {
     std::fprintf(stderr, "edgemt-translate: %s\n", translator.status().ToString().c_str());
@@ -33,13 +39,16 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::ios::sync_with_stdio(false);
+  // A window of lines at a time: the translator sorts it by length into
+  // batches and gives the results back in input order.
+  const size_t window = interactive ? 1 : static_cast<size_t>(options.batch_size) * edgemt::cli::kReadAheadBatches;
   std::vector<std::string> lines, outputs;
   size_t line_number = 1;
   std::string line;
   bool more = true;
   while (more) {
     lines.clear();
-    while (lines.size() < static_cast<size_t>(options.batch_size) && (more = static_cast<bool>(std::getline(std::cin, line)))) {
+    while (lines.size() < window && (more = static_cast<bool>(std::getline(std::cin, line)))) {
       // In a file with CRLF line endings the \r belongs to the ending, not the text.
       if (!line.empty() && line.back() == '\r') line.pop_back();
       lines.push_back(line);
@@ -50,7 +59,7 @@ int main(int argc, char** argv) {
       std::cout.write(output.data(), static_cast<std::streamsize>(output.size()));
       std::cout.put('\n');
     }
-    std::cout.flush();  // a batch at a time, so that a pipe sees results as they come
+    std::cout.flush();  // a window at a time, so that a pipe sees results as they come
     line_number += lines.size();
   }
   return 0;

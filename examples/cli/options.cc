@@ -32,7 +32,11 @@ const char* Usage() {
          "Translates standard input line by line: exactly one output line per input line.\n"
          "  --model FILE            model file written by edgemt-convert\n"
          "  --threads N             threads for large matrix products (default: all cores)\n"
-         "  --batch-size N          sentences translated together (default 1)\n"
+         "  --batch-size N          sentences translated together (default 32; 1 when standard\n"
+         "                          input is a terminal). 16 x N lines are read ahead, sorted\n"
+         "                          by length into batches, and written back in input order\n"
+         "  --max-batch-tokens N    also end a batch before its sentences x its longest source\n"
+         "                          would pass N tokens (default: no such bound)\n"
          "  --max-length N          at most N output tokens (default: 2 * source length + 10)\n"
          "  --min-length N          no </s> before N output tokens (default 0)\n"
          "  --beam-size N           beam search with N hypotheses (default 1: greedy)\n"
@@ -86,6 +90,8 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
       if (!count(1, 256, &options->threads)) return false;
     } else if (arg == "--batch-size") {
       if (!count(1, 4096, &options->batch_size)) return false;
+    } else if (arg == "--max-batch-tokens") {
+      if (!count(1, 1 << 24, &options->max_batch_tokens)) return false;
     } else if (arg == "--max-length") {
       if (!count(1, 65536, &options->max_length)) return false;
     } else if (arg == "--min-length") {

@@ -150,13 +150,29 @@ struct TextTranslator::Impl {
   }
 
   // Translates the prepared sources (results with a failed status or blank
-  // ones are left alone) in batches of at most max_batch_size; a batch that
-  // fails is translated one by one so that only the bad source is lost.
+  // ones are left alone) shortest first, in batches of at most
+  // max_batch_size sentences and max_batch_tokens padded source tokens, so
+  // that a batch's sentences have similar lengths (less padding, and they
+  // finish at similar steps). A batch that fails is translated one by one
+  // so that only the bad source is lost.
   void TranslatePrepared(std::vector<std::vector<int32_t>>& sources, const DecodeOptions& decode,
                          bool return_scores, std::vector<TextResult>* results) {
+    std::vector<size_t> order;
+    for (size_t i = 0; i < sources.size(); ++i) {
+      TextResult& result = (*results)[i];
+      if (!result.status.ok()) continue;
+      if (sources[i].empty()) {
+        BlankResult(decode, &result);
+        continue;
+      }
+      order.push_back(i);
+    }
+    std::stable_sort(order.begin(), order.end(),
+                     [&sources](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
     std::vector<const std::vector<int32_t>*> batch;
     std::vector<TextResult*> batch_results;
     const size_t capacity = static_cast<size_t>(translator->options().max_batch_size);
+    const size_t max_tokens = options.max_batch_tokens;
     auto flush = [&]() {
       if (batch.empty()) return;
       if (!TranslateBatch(batch.data(), batch.size(), decode, return_scores, batch_results.data()).ok()) {
@@ -168,15 +184,11 @@ struct TextTranslator::Impl {
       batch.clear();
       batch_results.clear();
     };
-    for (size_t i = 0; i < sources.size(); ++i) {
-      TextResult& result = (*results)[i];
-      if (!result.status.ok()) continue;
-      if (sources[i].empty()) {
-        BlankResult(decode, &result);
-        continue;
-      }
+    for (size_t i : order) {
+      // Sorted: this source is the batch's longest.
+      if (max_tokens > 0 && !batch.empty() && (batch.size() + 1) * sources[i].size() > max_tokens) flush();
       batch.push_back(&sources[i]);
-      batch_results.push_back(&result);
+      batch_results.push_back(&(*results)[i]);
       if (batch.size() == capacity) flush();
     }
     flush();

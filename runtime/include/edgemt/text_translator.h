@@ -1,7 +1,10 @@
 // Text in, text out: the rules every front end shares (edgemt-translate, the
 // C API, the Python module), so that all of them give the same outputs.
-// A TextTranslator tokenizes with the model's SentencePiece model, splits
-// work into batches of at most max_batch_size, translates, and detokenizes.
+// A TextTranslator tokenizes with the model's SentencePiece model, sorts
+// the sources of a call by length and splits them into batches of at most
+// max_batch_size sentences (and max_batch_tokens), translates, detokenizes
+// and returns the results in the caller's order. Batching changes no
+// output: a batch gives exactly its sentences' one-by-one translations.
 // One source's failure (a bad id, an over-long source with
 // LongInput::kError) is that source's result; the others are unaffected.
 // Unlike Translator, this layer allocates (strings and result vectors).
@@ -27,6 +30,10 @@ enum class LongInput { kTruncate, kError };
 struct TextTranslatorOptions {
   TranslatorOptions translator;
   LongInput long_input = LongInput::kTruncate;
+  // A batch also stops growing before its sentences x its longest source
+  // (the padded source tokens the encoder computes) would pass this; a
+  // source alone is never refused by it. 0: max_batch_size bounds it alone.
+  size_t max_batch_tokens = 0;
 };
 
 struct TextHypothesis {

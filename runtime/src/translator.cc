@@ -62,7 +62,8 @@ Status ResolveOptions(const ModelConfig& config, TranslatorOptions* options) {
 
 Limits LimitsOf(const TranslatorOptions& options) {
   return Limits{static_cast<size_t>(options.max_batch_size), static_cast<size_t>(options.max_source_length),
-                static_cast<size_t>(options.max_target_length), static_cast<size_t>(options.max_beam_size)};
+                static_cast<size_t>(options.max_target_length), static_cast<size_t>(options.max_beam_size),
+                static_cast<size_t>(options.num_threads)};
 }
 
 double MillisecondsSince(std::chrono::steady_clock::time_point start) {

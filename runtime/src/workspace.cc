@@ -7,8 +7,8 @@ namespace {
 
 // `cross_attention`: the stack has cross-attention (the decoder), whose
 // query needs a buffer of its own.
-void PlanStack(size_t rows, size_t d, size_t d_ff, size_t longest_keys, bool cross_attention, bool int8,
-               StackBuffers* buffers, ArenaLayout* layout) {
+void PlanStack(size_t rows, size_t d, size_t d_ff, size_t longest_keys, size_t threads, bool cross_attention,
+               bool int8, StackBuffers* buffers, ArenaLayout* layout) {
   layout->Add(&buffers->x, rows * d);
   layout->Add(&buffers->normed, rows * d);
   layout->Add(&buffers->qkv, rows * 3 * d);
@@ -16,7 +16,7 @@ void PlanStack(size_t rows, size_t d, size_t d_ff, size_t longest_keys, bool cro
   layout->Add(&buffers->context, rows * d);
   layout->Add(&buffers->projected, rows * d);
   layout->Add(&buffers->hidden, rows * d_ff);
-  layout->Add(&buffers->scores, longest_keys);
+  layout->Add(&buffers->scores, threads * longest_keys);
   if (int8) {
     // XNNPACK's kernels may read XNN_EXTRA_BYTES past their input.
     layout->Add(&buffers->input8, rows * std::max(d, d_ff) + XNN_EXTRA_BYTES);
@@ -82,9 +82,9 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
   }
 
   layout->BeginPhase();
-  PlanStack(source_rows, d, d_ff, limits.source, /*cross_attention=*/false, int8, &encoder, layout);
+  PlanStack(source_rows, d, d_ff, limits.source, limits.threads, /*cross_attention=*/false, int8, &encoder, layout);
   layout->BeginPhase();
-  PlanStack(rows, d, d_ff, std::max(limits.source, limits.target), /*cross_attention=*/true, int8, &decoder, layout);
+  PlanStack(rows, d, d_ff, std::max(limits.source, limits.target), limits.threads, /*cross_attention=*/true, int8, &decoder, layout);
 }
 
 }  // namespace edgemt

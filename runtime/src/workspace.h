@@ -19,6 +19,7 @@ struct Limits {
   size_t source = 1;  // longest source, </s> included
   size_t target = 1;  // most output ids (= decoder steps)
   size_t beam = 1;    // hypotheses per sentence
+  size_t threads = 1; // the pool's threads (each has its own attention scratch)
 };
 
 // Buffers of one stack (encoder or decoder) for `rows` rows at a time.
@@ -30,7 +31,7 @@ struct StackBuffers {
   float* context = nullptr; // [rows, d] attention output before its projection
   float* projected = nullptr; // [rows, d] a sub-block's output
   float* hidden = nullptr;  // [rows, d_ff]
-  float* scores = nullptr;  // [longest key sequence]
+  float* scores = nullptr;  // [threads, longest key sequence]
   int8_t* input8 = nullptr;   // int8 GEMM input rows [rows, max(d, d_ff)]
   xnn_quantization_params* input8_params = nullptr;  // [rows + XNN_EXTRA_QUANTIZATION_PARAMS]
 };

@@ -8,6 +8,7 @@
 #include "ops/embedding.h"
 #include "ops/layer_norm.h"
 #include "profiler.h"
+#include "thread_pool.h"
 
 namespace edgemt {
 
@@ -61,6 +62,9 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
   const size_t heads = static_cast<size_t>(config.num_heads);
   const AttentionShape self_shape{heads, d / heads, d};           // the cache's rows
   const AttentionShape cross_shape{heads, d / heads, 2 * d};      // the fused key/value rows
+  // Attention rows go to the pool when the step's products do (its workers are awake then).
+  const bool parallel = StepRunsInParallel(count);
+  const size_t scores_stride = std::max(source_length, cache_length_);  // each thread's scores
 
   {
     ScopedTimer timer(context.profile, TimeCategory::kEmbedding);
@@ -96,7 +100,7 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
         layer.self_attention.query_key_value.Run(in, count, b.qkv, scratch, context.pool, context.profile));
     {
       ScopedTimer timer(context.profile, TimeCategory::kAttention);
-      for (size_t s = 0; s < count; ++s) {
+      auto attend = [&](size_t thread, size_t s) {
         const float* qkv = b.qkv + s * 3 * d;
         const size_t slot = static_cast<size_t>(slots[s]);
         float* sentence_keys = cache_keys + slot * cache_length_ * d;
@@ -104,9 +108,10 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
         std::memcpy(sentence_keys + step * d, qkv + d, d * sizeof(float));
         std::memcpy(sentence_values + step * d, qkv + 2 * d, d * sizeof(float));
         // Causal by construction: the cache holds positions 0..step only.
-        AttendOneQuery(self_shape, qkv, sentence_keys, sentence_values, step + 1, nullptr, b.scores,
-                       b.context + s * d);
-      }
+        AttendOneQuery(self_shape, qkv, sentence_keys, sentence_values, step + 1, nullptr,
+                       b.scores + thread * scores_stride, b.context + s * d);
+      };
+      ParallelFor(context.pool, parallel, count, attend);
     }
     EDGEMT_RETURN_IF_ERROR(layer.self_attention.output.Run(b.context, count, b.projected, scratch, context.pool, context.profile));
     sub_block_output(layer.self_attention_norm);
@@ -115,12 +120,13 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
     EDGEMT_RETURN_IF_ERROR(layer.cross_attention.query.Run(in, count, b.q, scratch, context.pool, context.profile));
     {
       ScopedTimer timer(context.profile, TimeCategory::kAttention);
-      for (size_t s = 0; s < count; ++s) {
+      auto attend = [&](size_t thread, size_t s) {
         const size_t first = (static_cast<size_t>(slots[s]) / per_source) * source_length;
         const float* kv = workspace.cross_kv[l] + first * 2 * d;
-        AttendOneQuery(cross_shape, b.q + s * d, kv, kv + d, source_length, workspace.key_mask + first, b.scores,
-                       b.context + s * d);
-      }
+        AttendOneQuery(cross_shape, b.q + s * d, kv, kv + d, source_length, workspace.key_mask + first,
+                       b.scores + thread * scores_stride, b.context + s * d);
+      };
+      ParallelFor(context.pool, parallel, count, attend);
     }
     EDGEMT_RETURN_IF_ERROR(layer.cross_attention.output.Run(b.context, count, b.projected, scratch, context.pool, context.profile));
     sub_block_output(layer.cross_attention_norm);

@@ -7,6 +7,7 @@
 #include "ops/embedding.h"
 #include "ops/layer_norm.h"
 #include "profiler.h"
+#include "thread_pool.h"
 
 namespace edgemt {
 
@@ -29,6 +30,8 @@ Status Encoder::Run(const TokenIds* sources, size_t count, size_t length, Worksp
   const ModelConfig& config = weights_->config;
   const size_t d = static_cast<size_t>(config.d_model);
   const size_t rows = count * length;
+  // Attention rows go to the pool when the products do (its workers are awake then).
+  const bool parallel = RunsInParallel(rows);
   const bool pre_norm = config.norm == NormPlacement::kPreLN;
   const float eps = config.layer_norm_epsilon;
   const StackBuffers& b = workspace.encoder;
@@ -62,13 +65,13 @@ Status Encoder::Run(const TokenIds* sources, size_t count, size_t length, Worksp
         layer.self_attention.query_key_value.Run(in, rows, b.qkv, scratch, context.pool, context.profile));
     {
       ScopedTimer timer(context.profile, TimeCategory::kAttention);
-      for (size_t s = 0; s < count; ++s) {
+      auto attend = [&](size_t thread, size_t row) {  // query i of sentence s
+        const size_t s = row / length, i = row % length;
         const float* sentence = b.qkv + s * length * 3 * d;
-        for (size_t i = 0; i < length; ++i) {
-          AttendOneQuery(shape, sentence + i * 3 * d, sentence + d, sentence + 2 * d, length,
-                         workspace.key_mask + s * length, b.scores, b.context + (s * length + i) * d);
-        }
-      }
+        AttendOneQuery(shape, sentence + i * 3 * d, sentence + d, sentence + 2 * d, length,
+                       workspace.key_mask + s * length, b.scores + thread * length, b.context + row * d);
+      };
+      ParallelFor(context.pool, parallel, rows, attend);
     }
     EDGEMT_RETURN_IF_ERROR(layer.self_attention.output.Run(b.context, rows, b.projected, scratch, context.pool, context.profile));
     {

@@ -32,6 +32,9 @@ from ._edgemt import Model, TranslationResult, _DecodeOptions, _Translator
 __all__ = ["Model", "Translator", "TranslationResult"]
 __version__ = "0.1.0"
 
+# translate_iterable reads this many batches ahead (as edgemt-translate does).
+_READ_AHEAD_BATCHES = 16
+
 _DECODING_OPTIONS = ("beam_size", "length_penalty", "num_hypotheses", "max_length", "min_length", "sampling_topk",
                      "sampling_topp", "sampling_temperature", "sampling_seed")
 
@@ -130,23 +133,26 @@ class Translator(_Translator):
 
     def translate_iterable(self, lines, batch_size=32, **options):
         """Yields the best translation of each line of an iterable (a text file, a
-        generator), in order, one per line. Lines are read batch_size at a time, as
-        the output is consumed, so memory stays bounded for input of any size. A
-        line's ending ("\\n", "\\r\\n") is not part of its text. A line that fails
-        raises, naming it by its index from 0 ("source 12345: ...")."""
+        generator), in order, one per line. Lines are read 16 x batch_size at a
+        time, as the output is consumed, and each such window is sorted by length
+        into batches (of at most the translator's max_batch_size), so that a batch
+        holds sentences of similar lengths; memory stays bounded for input of any
+        size. A line's ending ("\\n", "\\r\\n") is not part of its text. A line
+        that fails raises, naming it by its index from 0 ("source 12345: ...")."""
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError("batch_size must be an int of at least 1, not %r" % (batch_size,))
         decode = _decode_options(options)
-        batch = []
+        window = _READ_AHEAD_BATCHES * batch_size
+        texts = []
         first = 0
         for line in lines:
-            batch.append(_line(line, first + len(batch)))
-            if len(batch) == batch_size:
-                yield from self._best(batch, decode, first)
-                first += len(batch)
-                batch = []
-        if batch:
-            yield from self._best(batch, decode, first)
+            texts.append(_line(line, first + len(texts)))
+            if len(texts) == window:
+                yield from self._best(texts, decode, first)
+                first += len(texts)
+                texts = []
+        if texts:
+            yield from self._best(texts, decode, first)
 
     def _best(self, texts, decode, first_index):
         return [result.hypotheses[0] for result in self._translate_texts(texts, decode, False, first_index)]

@@ -80,7 +80,7 @@ class Translator:
                            length_penalty: float = 1.0, num_hypotheses: int = 1, max_length: int = 0,
                            min_length: int = 0, sampling_topk: int = 1, sampling_topp: float = 1.0,
                            sampling_temperature: float = 1.0, sampling_seed: int = 0) -> Iterator[str]:
-        """One translation per line, in order, reading batch_size lines at a time (bounded memory)."""
+        """One translation per line, in order, reading 16 x batch_size lines at a time, sorted by length into batches (bounded memory)."""
     def translate_stream(self, text: str, *, beam_size: int = 1, length_penalty: float = 1.0,
                          num_hypotheses: int = 1, max_length: int = 0, min_length: int = 0,
                          sampling_topk: int = 1, sampling_topp: float = 1.0, sampling_temperature: float = 1.0,

@@ -334,9 +334,9 @@ class PythonApi(unittest.TestCase):
                 pulled[0] += 1
                 yield "a man number %d\n" % i
 
-        outputs = self.t.translate_iterable(lines(), batch_size=8, **SPEAK)
+        outputs = self.t.translate_iterable(lines(), batch_size=2, **SPEAK)
         next(outputs)
-        self.assertEqual(pulled[0], 8, "one batch read for the first output")
+        self.assertEqual(pulled[0], 32, "one window (16 batches) read for the first output")
         self.assertEqual(len(list(outputs)), 99)
         self.assertEqual(pulled[0], 100)
         refusing = edgemt.Translator(MODELS["text"], long_input="error", max_source_length=8)

@@ -10,7 +10,10 @@ committed models/multi30k-ende.int8.edgemt.
 """
 
 import os
+import pty
 import random
+import re
+import select
 import subprocess
 import sys
 import tempfile
@@ -335,6 +338,54 @@ class RealModelTextInputs(unittest.TestCase):
         self.assertEqual(lines[0], lines[-1])
         self.assertNotEqual(lines[0], b"")
         self.assertIn("edgemt-translate: line 2: the source has", err)
+
+
+class ReadAhead(CliCase):
+    """A file is read 16 x --batch-size lines ahead, sorted by length into
+    batches (--max-batch-tokens bounds them too) and written back in input
+    order; standard input that is a terminal is translated line by line."""
+
+    def test_windows_restore_input_order(self):
+        r = random.Random(5)
+        lines = []
+        for i in range(100):
+            if i % 10 == 3:
+                lines.append("")  # empty
+            elif i % 10 == 7:  # longer than the 16 positions: truncated with a warning
+                lines.append(" ".join(str(r.randrange(4, SOURCE_VOCAB)) for _ in range(25)) + " 3")
+            else:
+                lines.append(" ".join(str(r.randrange(4, SOURCE_VOCAB)) for _ in range(r.randrange(1, 12))) + " 3")
+        data = "\n".join(lines)  # the last line has no newline
+        expected = [self.alone(line) if line else b"" for line in lines]
+        warned = [n for n, line in enumerate(lines, 1) if len(line.split()) > MAX_POSITIONS]
+        # 3 windows of 64 lines; 7 of 48 lines, in batches of 3 and at most 20 padded tokens; the default.
+        for args in (["--batch-size", "4"], ["--batch-size", "3", "--max-batch-tokens", "20"], []):
+            with self.subTest(args=args):
+                code, out, err = self.translate(data, *args)
+                self.assertEqual(code, 0, err)
+                self.assertEqual(out, expected)
+                self.assertEqual([int(n) for n in re.findall(r"line (\d+): ", err)], warned)
+
+    def test_terminal_input_is_translated_line_by_line(self):
+        """Each line's translation comes out before the next line is typed."""
+        master, slave = pty.openpty()
+        proc = subprocess.Popen([TRANSLATE, "--model", MODELS[self.model], "--threads", "1"] + self.flags(),
+                                stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        os.close(slave)
+        try:
+            for line in ("5 6 7 3", "8 9 3"):
+                os.write(master, (line + "\n").encode())
+                ready, _, _ = select.select([proc.stdout], [], [], 60)
+                self.assertTrue(ready, "no output for %r before the next line (read ahead on a terminal?)" % line)
+                self.assertEqual(proc.stdout.readline().rstrip(b"\n"), self.alone(line))
+            os.write(master, b"\x04")  # end of input
+            self.assertEqual(proc.wait(timeout=60), 0)
+        finally:
+            os.close(master)
+            if proc.poll() is None:
+                proc.kill()
+            proc.stdout.close()
+            proc.stderr.close()
 
 
 class DecodingOptions(CliCase):

@@ -81,6 +81,50 @@ TEST_CASE("TranslateIds gives the core translator's outputs, in batches of at mo
   }
 }
 
+TEST_CASE("sources are sorted by length into batches, max_batch_tokens bounds them, results keep the caller's order") {
+  const TestModel test = LoadTestModel(TestModelSpec());
+  auto sources = Sources(9);  // 3 to 7 ids, not in order of length
+  sources.push_back(std::vector<int32_t>(20, 7));  // the longest, in the middle of nowhere
+  sources.back().back() = 3;
+  std::swap(sources.front(), sources.back());
+  TranslatorOptions core_options;
+  core_options.num_threads = 1;
+  auto core = Translator::Create(test.model, core_options);
+  REQUIRE(core.ok());
+  std::vector<std::vector<int32_t>> expected;
+  long steps_alone = 0;  // decoder steps when every source is its own batch
+  for (const auto& source : sources) {
+    const TokenIds input{source.data(), source.size()};
+    Hypothesis h;
+    REQUIRE(core.value()->Translate(&input, 1, &h, DecodeOptions()).ok());
+    expected.emplace_back(h.ids.data, h.ids.data + h.ids.size);
+    steps_alone += static_cast<long>(h.ids.size + (h.ended_with_eos ? 1 : 0));
+  }
+  for (size_t max_tokens : {size_t{0}, size_t{24}, size_t{1}}) {
+    CAPTURE(max_tokens);
+    TextTranslatorOptions options;
+    options.translator.max_batch_size = 4;
+    options.translator.num_threads = 1;
+    options.translator.profile = true;
+    options.max_batch_tokens = max_tokens;
+    auto text = TextTranslator::Create(test.model, options);
+    REQUIRE(text.ok());
+    std::vector<TextResult> results;
+    REQUIRE(text.value()->TranslateIds(sources.data(), sources.size(), DecodeOptions(), &results).ok());
+    for (size_t s = 0; s < sources.size(); ++s) {
+      CAPTURE(s);
+      REQUIRE(results[s].status.ok());
+      CHECK(results[s].hypotheses[0].ids == expected[s]);
+    }
+    const long steps = text.value()->translator().profile().decoder_steps;
+    if (max_tokens == 1) {
+      CHECK(steps == steps_alone);  // no two sources fit in 1 token: one by one
+    } else {
+      CHECK(steps < steps_alone);   // batches of up to 4 share their steps
+    }
+  }
+}
+
 TEST_CASE("one bad source fails alone; blank sources give empty translations") {
   const TestModel test = LoadTestModel(TestModelSpec());
   auto text = Make(test.model, 4);

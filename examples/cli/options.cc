@@ -32,7 +32,7 @@ const char* Usage() {
          "Translates standard input line by line: exactly one output line per input line.\n"
          "  --model FILE            model file written by edgemt-convert\n"
          "  --threads N             threads for large matrix products (default: all cores)\n"
-         "  --batch-size N          sentences translated together (default 32; 1 when standard\n"
+         "  --batch-size N          sentences translated together (default 16; 1 when standard\n"
          "                          input is a terminal). 16 x N lines are read ahead, sorted\n"
          "                          by length into batches, and written back in input order\n"
          "  --max-batch-tokens N    also end a batch before its sentences x its longest source\n"

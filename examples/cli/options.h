@@ -8,7 +8,7 @@
 namespace edgemt::cli {
 
 // Chosen from measurements (BENCHMARKS.md, "Translating files").
-constexpr int kDefaultBatchSize = 32;
+constexpr int kDefaultBatchSize = 16;
 // Lines read ahead, sorted by length and translated before any is written:
 // this many batches' worth (standard input that is a terminal: one line).
 constexpr int kReadAheadBatches = 16;
@@ -16,7 +16,7 @@ constexpr int kReadAheadBatches = 16;
 struct Options {
   std::string model_path;
   int threads = 0;
-  int batch_size = 0;          // 0: kDefaultBatchSize, or 1 when standard input is a terminal
+  int batch_size = 0;          // 0: kDefaultBatchSize, or 1 when standard input is a terminal or --stream
   int max_batch_tokens = 0;    // 0: batches bounded by batch_size alone
   int max_length = 0;  // 0: the reference rule, min(2 * source + 10, model positions)
   int min_length = 0;

@@ -9,7 +9,9 @@ Whole processes, int8, the same checkpoints and the same token ids: `edgemt-tran
 (../shared/bench/ct2, CTranslate2 4.8.1), each at 1 and 2 threads (CTranslate2: intra_threads; its
 --read_batch_size left at its default, the batch size, and also at 16 x 32 = EdgeMT's read-ahead),
 alternating the processes of the two runtimes round by round (each under flock(/tmp/edgemt-cpu.lock)).
-Also EdgeMT at --batch-size 1, 8, 16 and 64 on the same input: batch 32 against batch 1, and the
+API against API: edgemt.Translator(threads=T, max_batch_size=32).translate_ids(all sources) against
+ctranslate2.Translator(intra_threads=T).translate_batch(all sources, max_batch_size=32), a process each,
+timing the translating call only. Also EdgeMT's CLI at --batch-size 1, 8, 16 and 64 on the same input: batch 32 against batch 1, and the
 figures the CLI's default batch size is chosen from (speed and peak memory).
 
 - multi30k: the trained model, the 500 dev sentences x4 (2,000 lines), normal stopping;
@@ -134,6 +136,51 @@ def run_ct2(model_dir, tokens_path, out, threads, read_batch, fixed, env):
     return r
 
 
+# API against API: one process per measurement loads the model, then times translating the whole file in
+# one call (both runtimes sort the call's sources by length into batches of at most 32).
+EDGEMT_API = """
+import sys, time
+sys.path.insert(0, sys.argv[1])
+import edgemt
+model, ids_path, out_path, threads, fixed = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6] == "1"
+sources = [[int(x) for x in line.split()][:-1] for line in open(ids_path)]  # translate_ids adds </s>
+translator = edgemt.Translator(model, threads=threads, max_batch_size=%d)
+options = dict(min_length=32, max_length=32) if fixed else {}
+start = time.perf_counter()
+outputs = translator.translate_ids(sources, **options)
+seconds = time.perf_counter() - start
+open(out_path, "w").write("".join(" ".join(map(str, ids)) + "\\n" for ids in outputs))
+print(seconds)
+""" % BATCH
+
+CT2_API = """
+import sys, time
+import ctranslate2
+model, tokens_path, out_path, threads, fixed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1"
+sources = [line.split() for line in open(tokens_path, encoding="utf-8")]
+translator = ctranslate2.Translator(model, device="cpu", compute_type="int8", intra_threads=threads, inter_threads=1)
+options = dict(min_decoding_length=32, max_decoding_length=32) if fixed else {}
+start = time.perf_counter()
+results = translator.translate_batch(sources, max_batch_size=%d, beam_size=1, **options)
+seconds = time.perf_counter() - start
+open(out_path, "w", encoding="utf-8").write("".join(" ".join(r.hypotheses[0]) + "\\n" for r in results))
+print(seconds)
+""" % BATCH
+
+
+def run_api(kind, model, inputs, out, threads, fixed, env):
+    """Seconds the translating call took (model loading not included)."""
+    if kind == "edgemt-api":
+        cmd = [rb.PYTHON, "-c", EDGEMT_API, os.path.join(REPO, "build", "python"), model, inputs, out, str(threads),
+               "1" if fixed else "0"]
+    else:
+        cmd = [rb.PYTHON, "-c", CT2_API, model, inputs, out, str(threads), "1" if fixed else "0"]
+    with cpu_lock("%s %s t%d" % (kind, os.path.basename(model), threads)):
+        r = rb.run_child(cmd, env=env if kind == "ct2-api" else None, timed=True)
+    r["wall_s"] = float(r["out"].split()[-1])
+    return r
+
+
 def ct2_isa(model_dir, tokens_path, env, work):
     """The ISA CTranslate2 picks here (CT2_VERBOSE=1 logs it when the model loads)."""
     env = dict(env, CT2_VERBOSE="1")
@@ -163,8 +210,10 @@ def to_ids(ct2_out, vocab, out):
 
 def measure(name, model, ct2_dir, ids_path, tokens_path, fixed, rounds, env, work):
     configs = [("edgemt", t, b) for t in (1, 2) for b in EDGEMT_BATCHES]
+    configs += [("edgemt-api", t, BATCH) for t in (1, 2)]
     if env is not None:
         configs += [("ct2", t, rb_) for t in (1, 2) for rb_ in (0, READ_AHEAD)]
+        configs += [("ct2-api", t, BATCH) for t in (1, 2)]
     runs = {c: [] for c in configs}
     outputs = {}
     for round_ in range(rounds):
@@ -174,8 +223,12 @@ def measure(name, model, ct2_dir, ids_path, tokens_path, fixed, rounds, env, wor
             out = os.path.join(work, "%s.%s.t%d.%d.out" % (name, kind, threads, x))
             if kind == "edgemt":
                 r = run_edgemt(model, ids_path, out, threads, x, fixed)
-            else:
+            elif kind == "ct2":
                 r = run_ct2(ct2_dir, tokens_path, out, threads, x, fixed, env)
+            elif kind == "edgemt-api":
+                r = run_api(kind, model, ids_path, out, threads, fixed, None)
+            else:
+                r = run_api(kind, ct2_dir, tokens_path, out, threads, fixed, env)
             runs[c].append(dict(wall_s=r["wall_s"], maxrss_kb=r["maxrss_kb"], other_load=r["other_load"]))
             outputs[c] = out
         log("%s round %d done" % (name, round_ + 1))
@@ -186,15 +239,15 @@ def measure(name, model, ct2_dir, ids_path, tokens_path, fixed, rounds, env, wor
         kind, threads, x = c
         wall = statistics.median(r["wall_s"] for r in rs)
         tokens = out_tokens
-        if kind == "ct2":
+        if kind.startswith("ct2"):
             ids_out = outputs[c] + ".ids"
             to_ids(outputs[c], vocabulary(ct2_dir), ids_out)
             tokens = count_tokens(ids_out)
             same, total = same_lines(ids_out, edgemt_out)
         else:
             same, total = same_lines(outputs[c], edgemt_out)
-        key = "%s_t%d_%s%d" % (kind, threads, "b" if kind == "edgemt" else "r", x)
-        result["configs"][key] = dict(kind=kind, threads=threads, batch=x if kind == "edgemt" else BATCH,
+        key = "%s_t%d_%s%d" % (kind, threads, "r" if kind == "ct2" else "b", x)
+        result["configs"][key] = dict(kind=kind, threads=threads, batch=BATCH if kind == "ct2" else x,
                                       read_batch=x if kind == "ct2" else None, wall_s=round(wall, 3),
                                       walls=[round(r["wall_s"], 3) for r in rs], output_tokens=tokens,
                                       tokens_per_s=round(tokens / wall, 1),
@@ -209,12 +262,17 @@ def best(result, kind, batch=None):
     return min((result["configs"][k] for k in keys), key=lambda v: v["wall_s"]) if keys else None
 
 
+RUNTIME_NAMES = {"edgemt": "EdgeMT CLI", "ct2": "CTranslate2 CLI", "edgemt-api": "EdgeMT Python API",
+                 "ct2-api": "CTranslate2 Python API"}
+
+
 def markdown(results, meta):
     w = []
     w.append("## Translating files (tests/bench/file_bench.py)\n")
-    w.append("One run at %s (commit %s), %s, %d rounds, %.0f s. %s. Whole processes, int8, ids in and "
-             "out, the same inputs for both runtimes; each figure is the median of its rounds, the "
-             "processes of both runtimes alternating. While it ran, other processes used at most %.2f of "
+    w.append("One run at %s (commit %s), %s, %d rounds, %.0f s. %s. Int8, ids in and out, the same "
+             "inputs for both runtimes: CLIs timed as whole processes, Python APIs as the one translating call "
+             "after loading (a process each); each figure is the median of its rounds, the processes of both "
+             "runtimes alternating. While it ran, other processes used at most %.2f of "
              "a core in any measured process (`other load`); nothing else was started by hand.\n"
              % (meta["date"], meta["commit"], meta["cpu"], meta["rounds"], meta["seconds"], meta["peer"],
                 meta["max_other_load"]))
@@ -222,16 +280,17 @@ def markdown(results, meta):
     w.append("|---|---|---|---|---|---|---|---|---|")
     for r in results:
         for key, v in r["configs"].items():
-            read = "%d lines" % (16 * v["batch"]) if v["kind"] == "edgemt" else \
-                ("%d lines" % v["read_batch"] if v["read_batch"] else "32 lines (default)")
+            read = {"edgemt": "%d lines" % (16 * v["batch"]), "ct2": "%d lines" % v["read_batch"] if v["read_batch"]
+                    else "32 lines (default)"}.get(v["kind"], "the whole file (one call)")
             w.append("| %s | %s | %d | %d | %s | %.2f | %.0f | %.1f | %d/%d |"
-                     % (r["model"], "EdgeMT" if v["kind"] == "edgemt" else "CTranslate2", v["threads"], v["batch"],
+                     % (r["model"], RUNTIME_NAMES[v["kind"]], v["threads"], v["batch"],
                         read, v["wall_s"], v["tokens_per_s"], v["peak_rss_mb"], v["same_as_edgemt_b32"][0],
                         v["same_as_edgemt_b32"][1]))
     w.append("")
     w.append("| model | EdgeMT best (batch 32) | CTranslate2 best | EdgeMT / CTranslate2 (goal %.1fx) | "
-             "EdgeMT batch 32 / batch 1, tokens/s (goal %.1fx, trained model) |" % (GOAL_VS_PEER, GOAL_VS_BATCH1))
-    w.append("|---|---|---|---|---|")
+             "EdgeMT batch 32 / batch 1, tokens/s (goal %.1fx, trained model) | API: EdgeMT / CTranslate2 "
+             "(goal %.1fx) |" % (GOAL_VS_PEER, GOAL_VS_BATCH1, GOAL_VS_PEER))
+    w.append("|---|---|---|---|---|---|")
     for r in results:
         e = best(r, "edgemt", BATCH)
         c = best(r, "ct2")
@@ -245,10 +304,14 @@ def markdown(results, meta):
         speedup = e1["tokens_per_s"] / b1["tokens_per_s"]
         best_speedup = e["tokens_per_s"] / best_b1["tokens_per_s"]
         verdict = lambda x: (" (%s)" % ("met" if x >= GOAL_VS_BATCH1 else "missed")) if r["model"] == "multi30k" else ""
+        ea, ca = best(r, "edgemt-api"), best(r, "ct2-api")
+        api = "%.2f s (%d) / %.2f s (%d) = %.2fx (%s)" % (
+            ea["wall_s"], ea["threads"], ca["wall_s"], ca["threads"], ca["wall_s"] / ea["wall_s"],
+            "met" if ca["wall_s"] / ea["wall_s"] >= GOAL_VS_PEER else "missed") if ca else "no peer: not measured"
         w.append("| %s | %.2f s (%d thread%s) | %s | %s | %.2fx at 1 thread%s; %.2fx at the better thread count "
-                 "of each (batch 1: %d)%s |"
+                 "of each (batch 1: %d)%s | %s |"
                  % (r["model"], e["wall_s"], e["threads"], "s" if e["threads"] > 1 else "", peer, ratio, speedup,
-                    verdict(speedup), best_speedup, best_b1["threads"], verdict(best_speedup)))
+                    verdict(speedup), best_speedup, best_b1["threads"], verdict(best_speedup), api))
     w.append("")
     w.append("CTranslate2's ISA here: %s.\n" % meta["isa"])
     return "\n".join(w) + "\n"

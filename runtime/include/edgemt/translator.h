@@ -139,7 +139,11 @@ class Translator {
   // Translates `count` sources (source ids end with </s>). outputs[i] gets
   // the output ids without <s> and </s>; they point into the translator's
   // memory and stay valid until the next call. A batch gives exactly the
-  // outputs of translating its sentences one by one.
+  // outputs of translating its sentences one by one; each decoder step
+  // computes only the sentences (and beams) not yet finished, so a batch
+  // costs what its sentences' own steps cost, not its longest one's times
+  // the batch size. Sources of similar lengths batch best (less padding):
+  // TextTranslator sorts them.
   // With beam_size > 1: the best hypothesis of each sentence.
   Status Translate(const TokenIds* sources, size_t count, TokenIds* outputs, const DecodeOptions& options = {});
   // n-best with scores: hypotheses[i * num_hypotheses + k] is sentence i's

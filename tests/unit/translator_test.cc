@@ -355,16 +355,18 @@ TEST_CASE("sentences that finish at different steps leave the batch, with their 
     options.max_batch_size = static_cast<int>(lengths.size());
     options.profile = true;
 
+    TestModel test;  // holds the model's bytes: it must outlive the translator
     std::unique_ptr<Translator> translator;
     std::vector<std::vector<int32_t>> expected(sources.size());
     long steps = 0;  // one by one: each sentence's ids, and </s> when it ended with one
     bool mixed = false;
-    for (float raise : {0.5f, 1.0f, 1.5f, 2.0f, 3.0f}) {
+    for (float eos_bias : {0.5f, 1.0f, 1.5f, 2.0f, 3.0f}) {
       TestModelSpec spec = variant;
-      spec.mutate = [raise](fb::ModelT& model) {
-        reinterpret_cast<float*>(model.decoder->output_projection->bias->data.data())[3] += raise;
+      spec.mutate = [eos_bias](fb::ModelT& model) {
+        reinterpret_cast<float*>(model.decoder->output_projection->bias->data.data())[3] += eos_bias;
       };
-      TestModel test = LoadTestModel(spec);
+      translator.reset();
+      test = LoadTestModel(spec);
       translator = MakeTranslator(test, options);
       steps = 0;
       bool some_eos = false, some_limit = false;

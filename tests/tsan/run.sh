@@ -10,7 +10,8 @@
 # cpuinfo are Debian's uninstrumented builds: TSan sees their memory
 # accesses only through what our code does, and not the synchronization
 # inside them; tests/tsan/suppressions.txt lists (and explains) what that
-# makes it report.
+# makes it report. EdgeMT's own tasks on the pool (ParallelFor in
+# runtime/src/thread_pool.h) tell TSan the ordering pthreadpool gives them.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="$root/build-tsan"

@@ -312,20 +312,26 @@ struct Translator::Impl {
     }
     // The rows of a step: the alive hypotheses of the unfinished sentences,
     // sentence by sentence (a sentence's rows are contiguous in the logits).
-    auto gather_rows = [&]() {
+    // The first step, whose one hypothesis is <s>, computes it `beam` times
+    // all the same: on ARM, XNNPACK's 1-row and multi-row int8 kernels round
+    // differently, and a sentence alone would run its first step on the
+    // 1-row kernel while a batch runs it on the multi-row one (later steps
+    // have beam >= 2 rows a sentence either way).
+    auto rows_of = [&](size_t s, size_t step) { return step == 0 ? beam : static_cast<size_t>(workspace.live[s]); };
+    auto gather_rows = [&](size_t step) {
       size_t rows = 0;
       for (size_t s = 0; s < count; ++s) {
         if (workspace.finished[s]) continue;
-        for (size_t r = 0; r < static_cast<size_t>(workspace.live[s]); ++r, ++rows) {
+        for (size_t r = 0; r < rows_of(s, step); ++r, ++rows) {
           workspace.row_slots[rows] = static_cast<int32_t>(s * beam + r);
-          workspace.row_tokens[rows] = workspace.step_tokens[s * beam + r];
+          workspace.row_tokens[rows] = step == 0 ? config.decoder_start_id : workspace.step_tokens[s * beam + r];
         }
       }
       return rows;
     };
     int current = 0;
     // Every sentence is done within StepsFor(its source) <= limits.target steps.
-    for (size_t step = 0, rows = gather_rows(); rows > 0; ++step, rows = gather_rows()) {
+    for (size_t step = 0, rows = gather_rows(0); rows > 0; ++step, rows = gather_rows(step)) {
       EDGEMT_RETURN_IF_ERROR(RunStep(workspace.row_tokens, workspace.row_slots, rows, beam, step));
       const auto start = std::chrono::steady_clock::now();
       const bool eos_allowed = step >= static_cast<size_t>(decode.min_length);
@@ -338,7 +344,7 @@ struct Translator::Impl {
         for (size_t r = 0; r < live; ++r) normalizers[r] = log_sum_exp.Of(logits + r * vocab, workspace.sample_probs);
         const BeamStepResult result = BeamStep(rule, s, logits, normalizers, live, step, eos_allowed, last_step,
                                                current, &b, workspace.step_tokens + s * beam);
-        logits += live * vocab;
+        logits += rows_of(s, step) * vocab;
         workspace.live[s] = static_cast<int32_t>(result.live);
         if (result.done) {
           workspace.finished[s] = 1;

@@ -78,13 +78,16 @@ class Translator(_Translator):
 
     Translator(model_path, threads=1, max_batch_size=32, max_beam_size=1,
                max_source_length=0, max_target_length=0, long_input="truncate",
-               packed_cache_dir=None)
+               packed_cache_dir=None, max_batch_tokens=0)
 
     model_path: a model file (str or os.PathLike), or an edgemt.Model, which
     several translators (e.g. one per thread) then share together with its
     packed weights.
     threads: threads for large matrix products (0: all cores).
-    max_batch_size: sources translated together (longer lists are split).
+    max_batch_size: sources translated together: a call's sources are
+    sorted by length into batches of at most this many.
+    max_batch_tokens: a batch also stops growing before its sources x its
+    longest source would pass this many ids (0: no such bound).
     max_beam_size: the widest beam_size allowed (memory is planned for
     max_batch_size x max_beam_size hypotheses).
     max_source_length, max_target_length: in ids, 0 for the model's positions.
@@ -100,11 +103,11 @@ class Translator(_Translator):
     """
 
     def __init__(self, model_path, threads=1, max_batch_size=32, max_beam_size=1, max_source_length=0,
-                 max_target_length=0, long_input="truncate", packed_cache_dir=None):
+                 max_target_length=0, long_input="truncate", packed_cache_dir=None, max_batch_tokens=0):
         model = model_path if isinstance(model_path, Model) else Model(os.fspath(model_path))
         cache = "" if packed_cache_dir is None else os.fspath(packed_cache_dir)
         super().__init__(model, threads, max_batch_size, max_beam_size, max_source_length, max_target_length,
-                         long_input, cache)
+                         long_input, cache, max_batch_tokens)
 
     def translate(self, texts, **options):
         """Translates a list of texts; returns the best translation of each (list[str]).

@@ -24,10 +24,12 @@ namespace {
 edgemt::TextTranslatorOptions TextTranslatorOptions(int threads, int max_batch_size, int max_beam_size,
                                                      int max_source_length, int max_target_length,
                                                      const std::string& long_input,
-                                                     const std::string& packed_cache_dir) {
+                                                     const std::string& packed_cache_dir, long long max_batch_tokens) {
   if (long_input != "truncate" && long_input != "error")
     throw py::value_error("long_input is 'truncate' or 'error', not '" + long_input + "'");
+  if (max_batch_tokens < 0) throw py::value_error("max_batch_tokens must not be negative");
   edgemt::TextTranslatorOptions options;
+  options.max_batch_tokens = static_cast<size_t>(max_batch_tokens);
   options.translator.num_threads = threads;
   options.translator.max_batch_size = max_batch_size;
   options.translator.max_beam_size = max_beam_size;
@@ -122,14 +124,14 @@ PYBIND11_MODULE(_edgemt, m) {
   py::class_<Translator>(m, "_Translator")
       .def(py::init([](const Model& model, int threads, int max_batch_size, int max_beam_size,
                        int max_source_length, int max_target_length, const std::string& long_input,
-                       const std::string& packed_cache_dir) {
+                       const std::string& packed_cache_dir, long long max_batch_tokens) {
              return std::make_unique<Translator>(
                  model, TextTranslatorOptions(threads, max_batch_size, max_beam_size, max_source_length,
-                                              max_target_length, long_input, packed_cache_dir));
+                                              max_target_length, long_input, packed_cache_dir, max_batch_tokens));
            }),
            py::arg("model"), py::arg("threads"), py::arg("max_batch_size"), py::arg("max_beam_size"),
            py::arg("max_source_length"), py::arg("max_target_length"), py::arg("long_input"),
-           py::arg("packed_cache_dir"))
+           py::arg("packed_cache_dir"), py::arg("max_batch_tokens"))
       .def("_translate_texts", &Translator::TranslateTexts, py::arg("texts"), py::arg("decode"),
            py::arg("return_scores"), py::arg("first_index"))
       .def("_translate_ids", &Translator::TranslateIds, py::arg("sources"), py::arg("decode"),
@@ -157,5 +159,9 @@ PYBIND11_MODULE(_edgemt, m) {
       .def_property_readonly(
           "max_target_length",
           [](const Translator& t) { return t.text_translator().options().translator.max_target_length; },
-          "The longest translation in ids.");
+          "The longest translation in ids.")
+      .def_property_readonly(
+          "max_batch_tokens",
+          [](const Translator& t) { return t.text_translator().options().max_batch_tokens; },
+          "A batch's sentences x its longest source stay within this (0: no such bound).");
 }

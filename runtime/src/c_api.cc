@@ -285,6 +285,7 @@ void edgemt_translator_options_init(edgemt_translator_options* options) {
   options->max_target_length = defaults.max_target_length;
   options->truncate_long_inputs = 1;
   options->packed_cache_dir = nullptr;
+  options->max_batch_tokens = 0;
 }
 
 void edgemt_decode_options_init(edgemt_decode_options* options) {
@@ -313,7 +314,9 @@ edgemt_status edgemt_translator_create(const edgemt_model* model, const edgemt_t
     edgemt_translator_options o;
     if (!ReadOptions(options, edgemt_translator_options_init, &o))
       return Fail(EDGEMT_INVALID_ARGUMENT, "options->struct_size is not set (edgemt_translator_options_init)");
+    if (o.max_batch_tokens < 0) return Fail(EDGEMT_INVALID_ARGUMENT, "max_batch_tokens must not be negative");
     edgemt::TextTranslatorOptions text_options;
+    text_options.max_batch_tokens = static_cast<size_t>(o.max_batch_tokens);
     text_options.translator.num_threads = o.num_threads;
     text_options.translator.max_batch_size = o.max_batch_size;
     text_options.translator.max_beam_size = o.max_beam_size;

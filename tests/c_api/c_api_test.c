@@ -177,6 +177,12 @@ static void test_translators(void) {
   options.max_batch_size = -3;
   CHECK_STATUS(edgemt_translator_create(model, &options, &translator), EDGEMT_INVALID_ARGUMENT, "max_batch_size");
   CHECK(translator == NULL);
+  edgemt_translator_options_init(&options);
+  CHECK(options.max_batch_tokens == 0);
+  options.max_batch_tokens = -1;
+  CHECK_STATUS(edgemt_translator_create(model, &options, &translator), EDGEMT_INVALID_ARGUMENT,
+               "max_batch_tokens must not be negative");
+  CHECK(translator == NULL);
   /* An older caller's smaller struct: the fields it lacks keep their defaults. */
   edgemt_translator_options_init(&options);
   options.max_beam_size = 2;

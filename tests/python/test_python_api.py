@@ -177,14 +177,19 @@ class PythonApi(unittest.TestCase):
                                  (dict(threads=-1), "num_threads must be"),
                                  (dict(max_source_length=25), "max_source_length must be 1..24"),
                                  (dict(max_target_length=25), "max_target_length must be 1..24"),
-                                 (dict(long_input="drop"), "long_input is 'truncate' or 'error'")]:
+                                 (dict(long_input="drop"), "long_input is 'truncate' or 'error'"),
+                                 (dict(max_batch_tokens=-1), "max_batch_tokens must not be negative")]:
             with self.subTest(options=options):
                 with self.assertRaisesRegex(ValueError, message):
                     edgemt.Translator(MODELS["text"], **options)
         t = edgemt.Translator(MODELS["text"], threads=2, max_batch_size=5, max_beam_size=2, max_source_length=8,
                               max_target_length=6)
-        self.assertEqual((t.threads, t.max_batch_size, t.max_beam_size, t.max_source_length, t.max_target_length),
-                         (2, 5, 2, 8, 6))
+        self.assertEqual((t.threads, t.max_batch_size, t.max_beam_size, t.max_source_length, t.max_target_length,
+                          t.max_batch_tokens), (2, 5, 2, 8, 6, 0))
+        # Batches bounded by tokens (one source each at 1) translate as any batches do.
+        bounded = edgemt.Translator(MODELS["text"], max_batch_size=4, max_batch_tokens=1)
+        self.assertEqual(bounded.max_batch_tokens, 1)
+        self.assertEqual(bounded.translate(LINES, **SPEAK), self.t.translate(LINES, **SPEAK))
         truncated = t.translate_batch(["a man is riding a bike down the street"], min_length=20)[0]
         self.assertRegex(truncated.warning, "more than the limit of 8")
         self.assertEqual(len(truncated.ids[0]), 6)  # max_target_length bounds min_length too

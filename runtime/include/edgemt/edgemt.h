@@ -92,6 +92,11 @@ typedef struct edgemt_translator_options {
   int32_t max_target_length;     /* 0: the model's positions */
   int32_t truncate_long_inputs;  /* 1 (default): translate a long source's beginning, with a warning; 0: refuse it */
   const char* packed_cache_dir;  /* NULL: no packed-weights cache file */
+  /* A batch also stops growing before its sentences x its longest source
+   * would pass this many tokens (sources are sorted by length into batches);
+   * 0 (default): max_batch_size alone bounds it. Added after the fields
+   * above: an older caller's smaller struct_size leaves it 0. */
+  int64_t max_batch_tokens;
 } edgemt_translator_options;
 
 EDGEMT_API void edgemt_translator_options_init(edgemt_translator_options* options);

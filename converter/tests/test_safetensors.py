@@ -1,34 +1,24 @@
 """model.safetensors without a new dependency (edgemt_convert.safetensors):
 every dtype reads back exactly (BF16 widened to float32), and a damaged file
 is refused with a one-line message naming the tensor, never a traceback."""
-import json
 import os
 import struct
+import sys
 import tempfile
 import unittest
 
 import numpy as np
 
 import helpers  # noqa: F401  (puts the converter on sys.path)
+sys.path.insert(0, os.path.join(helpers.REPO, "tests", "tools"))
+import make_marian_checkpoint  # noqa: E402
 from edgemt_convert import safetensors
 from edgemt_convert.errors import ConversionError
 
 
 def write(path, tensors, header_edit=None, metadata=None):
-    """Writes the format as the specification describes it: {name: (dtype name, ndarray)}."""
-    header, blobs, offset = {}, [], 0
-    for name, (dtype, array) in tensors.items():
-        data = np.ascontiguousarray(array).tobytes()
-        header[name] = {"dtype": dtype, "shape": list(array.shape), "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    if metadata is not None:
-        header["__metadata__"] = metadata
-    if header_edit:
-        header_edit(header)
-    text = json.dumps(header).encode("utf-8")
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
+    """{name: (dtype name, ndarray)} written to the specification (the Marian test checkpoints' writer)."""
+    make_marian_checkpoint.write_safetensors(path, tensors, metadata, header_edit)
 
 
 class Safetensors(unittest.TestCase):

@@ -37,8 +37,8 @@ inline void TsanAcquire(void*) {}
 void ParkWorkers(pthreadpool_t pool);
 
 // Runs body(thread, i) for every i in [0, count): split across the pool
-// when `parallel` (thread is then 0..PoolThreads(pool) - 1, which a body
-// uses to pick its scratch), else on the caller as thread 0. Each i must
+// when `parallel` (thread is then below the pool's thread count, which a
+// body uses to pick its scratch), else on the caller as thread 0. Each i must
 // write only what is its own.
 template <typename Body>
 void ParallelFor(pthreadpool_t pool, bool parallel, size_t count, Body& body) {
@@ -66,9 +66,6 @@ void ParallelFor(pthreadpool_t pool, bool parallel, size_t count, Body& body) {
       &run, count, 0);
   TsanAcquire(&run.finished);
 }
-
-// The threads a pool runs tasks on (1 for null): the caller and its workers.
-inline size_t PoolThreads(pthreadpool_t pool) { return pool == nullptr ? 1 : pthreadpool_get_threads_count(pool); }
 
 // Creates a pool of `threads` on a helper thread while the caller goes on:
 // pthreadpool_create returns only once its workers run, which took 8 ms

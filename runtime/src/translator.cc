@@ -308,7 +308,7 @@ struct Translator::Impl {
       workspace.finished[s] = 0;
       b.finished_count[s] = 0;
       b.cumulative[s * beam] = 0.0f;
-      workspace.step_tokens[s * beam] = config.decoder_start_id;
+      for (size_t r = 0; r < beam; ++r) workspace.step_tokens[s * beam + r] = config.decoder_start_id;
     }
     // The rows of a step: the alive hypotheses of the unfinished sentences,
     // sentence by sentence (a sentence's rows are contiguous in the logits).
@@ -324,7 +324,7 @@ struct Translator::Impl {
         if (workspace.finished[s]) continue;
         for (size_t r = 0; r < rows_of(s, step); ++r, ++rows) {
           workspace.row_slots[rows] = static_cast<int32_t>(s * beam + r);
-          workspace.row_tokens[rows] = step == 0 ? config.decoder_start_id : workspace.step_tokens[s * beam + r];
+          workspace.row_tokens[rows] = workspace.step_tokens[s * beam + r];
         }
       }
       return rows;

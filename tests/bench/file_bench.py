@@ -29,7 +29,6 @@ import datetime
 import json
 import os
 import random
-import shutil
 import statistics
 import sys
 import time
@@ -110,7 +109,7 @@ def write_inputs(ids, vocab, work, name):
     return ids_path, tokens_path
 
 
-def count_tokens(path, ct2_tokens=False):
+def count_tokens(path):
     with open(path, encoding="utf-8") as f:
         return sum(len(line.split()) for line in f)
 

@@ -4,7 +4,8 @@ C++ code, so that the runtime can be checked against it:
 
   every step, each continuation of each alive hypothesis scores
       cumulative + (logit - logsumexp(logits))          (float32; the log-sum-exp's sum in float64)
-  pad, unk and <s> are never chosen, </s> not before min_length; candidates
+  the file's banned ids (without them: pad, unk and <s>) are never chosen,
+  </s> not before min_length; candidates
   rank by score, then beam, then id; of the best 2 * beam, a </s> among the
   first `beam` finishes its hypothesis and the first `beam` others go on.
   A sentence stops with `beam` finished hypotheses; or with num_hypotheses
@@ -41,7 +42,7 @@ def beam_search(ref, source, beam, length_penalty=1.0, num_hypotheses=1, max_len
     """The num_hypotheses best Hypothesis of one source (a list of ids, </s> included)."""
     cfg = ref.config
     limit = max_steps(len(source), cfg.max_positions, max_length)
-    banned = {cfg.pad_id, cfg.unk_id, cfg.bos_id}
+    banned = set(cfg.banned_ids) if cfg.banned_ids is not None else {cfg.pad_id, cfg.unk_id, cfg.bos_id}
     memory, valid = ref.encode([source])
     state = ref.start_decoder(memory, valid)
     alive = [([], [], np.float32(0.0))]            # (ids, log-probs, cumulative) per alive hypothesis

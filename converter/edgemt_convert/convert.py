@@ -1,6 +1,7 @@
 """The conversion pipeline: checkpoint directory -> .edgemt file, with summary.
 
-  load + validate (config.json, tokenizer, model.pt)  -> float model_ir
+  load + validate -> float model_ir: the seed layout (config.json, spm.model,
+  model.pt) or a Hugging Face Marian directory (marian.py)
   float32: write it.
   int8:    quantize the weights per row (int8_model), keeping the Linears
            named by --keep-float in float32; write it with the quantization
@@ -19,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional
 
 from . import __version__
+from . import marian
 from . import model_ir as ir
 from .build import build_float_model
 from .checkpoint import load_state_dict
@@ -65,20 +67,28 @@ class Steps:
 
 
 def load_float_model(checkpoint_dir, source_language=None, target_language=None, dtype="float32"):
-    """(float model_ir.Model, checkpoint config, notes) with every check applied."""
+    """(float model_ir.Model, path of the weight file, notes) with every check
+    applied. The layout is the directory's: Marian when config.json says
+    model_type "marian", else the seed layout."""
     if not os.path.isdir(checkpoint_dir):
         raise ConversionError("%s: not a checkpoint directory" % checkpoint_dir)
+
+    def metadata(languages):
+        return ir.Metadata(
+            source_language=source_language if source_language is not None else languages[0],
+            target_language=target_language if target_language is not None else languages[1],
+            converter_version="edgemt-convert " + __version__,
+            source_checkpoint=os.path.basename(os.path.normpath(os.path.abspath(checkpoint_dir))),
+            dtype=dtype)
+
+    if marian.is_marian(checkpoint_dir):
+        model, notes = marian.load_float_model(checkpoint_dir, metadata(marian.languages(checkpoint_dir)))
+        return model, marian.weights_path(checkpoint_dir), notes
     cfg = load_config(checkpoint_dir)
     tok = load_tokenizer(checkpoint_dir, cfg)
     sd = load_state_dict(checkpoint_dir, cfg)
-    metadata = ir.Metadata(
-        source_language=source_language if source_language is not None else cfg.source_language,
-        target_language=target_language if target_language is not None else cfg.target_language,
-        converter_version="edgemt-convert " + __version__,
-        source_checkpoint=os.path.basename(os.path.normpath(os.path.abspath(checkpoint_dir))),
-        dtype=dtype)
-    model, notes = build_float_model(cfg, sd, tok, metadata)
-    return model, cfg, notes
+    model, notes = build_float_model(cfg, sd, tok, metadata((cfg.source_language, cfg.target_language)))
+    return model, os.path.join(checkpoint_dir, "model.pt"), notes
 
 
 def convert(opts, out=None):
@@ -92,12 +102,12 @@ def convert(opts, out=None):
     check_writable(opts.out)
     steps = Steps(opts.progress)
     t0 = time.perf_counter()
-    model, cfg, notes = load_float_model(opts.checkpoint, opts.source_language, opts.target_language, opts.dtype)
+    model, weights, notes = load_float_model(opts.checkpoint, opts.source_language, opts.target_language, opts.dtype)
     keep = parse_keep_float(opts.keep_float, model)
     if keep and opts.dtype == "float32":
         raise ConversionError("--keep-float applies to int8 and int4 files only")
     steps.timed("load", t0)
-    checkpoint_size = os.path.getsize(os.path.join(opts.checkpoint, "model.pt"))
+    weights = (os.path.basename(weights), os.path.getsize(weights))
 
     quant = None
     if opts.dtype == "int8":
@@ -108,15 +118,15 @@ def convert(opts, out=None):
     from .summary import summarize
     t0 = time.perf_counter()
     data = serialize(model)
-    text = summarize(model, len(data), checkpoint_size, notes, quant, opts)
+    text = summarize(model, len(data), weights, notes, quant, opts)
     if quant is not None:
-        # An int8 file carries its own quantization report, which states the
+        # A quantized file carries its own quantization report, which states the
         # file's size: settle the size with the report inside (the number
         # of digits rarely changes, so this loops once or twice).
         for _ in range(5):
             model.metadata.quantization_summary = text
             data = serialize(model)
-            again = summarize(model, len(data), checkpoint_size, notes, quant, opts)
+            again = summarize(model, len(data), weights, notes, quant, opts)
             if again == text:
                 break
             text = again

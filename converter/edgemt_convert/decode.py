@@ -1,6 +1,6 @@
 """The greedy decoding rule shared with the runtime.
 
-  source ids = spm ids (at most max_positions - 1) + eos
+  source ids = the text's ids (tokenizer.TextCodec; at most max_positions - 1) + eos
   the decoder starts from decoder_start_id; each step takes the argmax of
   the last position's logits (float output, int8 models too), lowest id on ties
   stop at eos (not emitted) or after max_steps = min(2 * S + 10, max_positions)
@@ -14,9 +14,9 @@ import numpy as np
 import torch
 
 
-def source_ids(sp, text, max_positions, eos_id):
-    """Encoder input for one line of text."""
-    ids = sp.encode(text.rstrip("\n"))[: max_positions - 1]
+def source_ids(codec, text, max_positions, eos_id):
+    """Encoder input for one line of text (codec: tokenizer.TextCodec)."""
+    ids = codec.encode(text.rstrip("\n"))[: max_positions - 1]
     return ids + [eos_id]
 
 

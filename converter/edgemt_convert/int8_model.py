@@ -70,5 +70,5 @@ def quantize_model(model, keep_float=(), int4=None, progress=None):
         lin.weight = quantize(name, lin.weight)
     q.metadata.dtype = "int4" if int4 else "int8"
     if int4:
-        q.format_minor = 1          # Int4 tensors: format 2.1
+        q.format_minor = max(q.format_minor, ir.FORMAT_MINOR_INT4)
     return q, reports

@@ -140,12 +140,19 @@ class Config:
     bos_id: int = 2
     eos_id: int = 3
     decoder_start_id: int = 2
+    banned_ids: Optional[List[int]] = None    # None: not stated (format 2.2 field)
+    default_beam_size: int = 0                # 0: not stated
+    default_max_length: int = 0
 
 
 @dataclass
 class Tokenizer:
     source_model: bytes
     target_model: Optional[bytes] = None
+    # The piece of each model id when the model's ids are not SentencePiece's
+    # (Marian); target_vocabulary None: the source one serves both sides.
+    source_vocabulary: Optional[List[str]] = None
+    target_vocabulary: Optional[List[str]] = None
 
 
 @dataclass
@@ -159,7 +166,9 @@ class Metadata:
 
 
 FORMAT_MAJOR = 2
-FORMAT_MINOR = 0
+FORMAT_MINOR = 0          # a file states the oldest minor version that reads it fully
+FORMAT_MINOR_INT4 = 1     # Int4 tensors
+FORMAT_MINOR_VOCABULARY = 2  # vocabularies, banned ids, default decoding settings
 
 
 @dataclass

@@ -72,6 +72,14 @@ def _string(s):
     return s.decode("utf-8") if s is not None else ""
 
 
+def _strings(table, name):
+    """A [string] field as a list of str, None when absent."""
+    if getattr(table, name + "IsNone")():
+        return None
+    get = getattr(table, name)
+    return [get(i).decode("utf-8") for i in range(getattr(table, name + "Length")())]
+
+
 def check_format(major, minor):
     """Raises unless this reader knows format major.x."""
     if major == 1:
@@ -102,7 +110,9 @@ def parse(buf):
         embedding_scale=float(np.float32(c.EmbeddingScale())), position_encoding=c.PositionEncoding(),
         shared_embeddings=bool(c.SharedEmbeddings()), tied_output=bool(c.TiedOutput()),
         pad_id=c.PadId(), unk_id=c.UnkId(), bos_id=c.BosId(), eos_id=c.EosId(),
-        decoder_start_id=c.DecoderStartId())
+        decoder_start_id=c.DecoderStartId(),
+        banned_ids=None if c.BannedIdsIsNone() else [int(i) for i in c.BannedIdsAsNumpy()],
+        default_beam_size=c.DefaultBeamSize(), default_max_length=c.DefaultMaxLength())
     e, d = m.Encoder(), m.Decoder()
     encoder = ir.Encoder(
         token_embedding=_tensor(e.TokenEmbedding(), "encoder.token_embedding"),
@@ -132,7 +142,9 @@ def parse(buf):
     if tok is not None:
         tokenizer = ir.Tokenizer(
             source_model=tok.SourceModelAsNumpy().tobytes(),
-            target_model=None if tok.TargetModelIsNone() else tok.TargetModelAsNumpy().tobytes())
+            target_model=None if tok.TargetModelIsNone() else tok.TargetModelAsNumpy().tobytes(),
+            source_vocabulary=_strings(tok, "SourceVocabulary"),
+            target_vocabulary=_strings(tok, "TargetVocabulary"))
     md = m.Metadata()
     metadata = ir.Metadata()
     if md is not None:

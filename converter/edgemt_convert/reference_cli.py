@@ -10,13 +10,15 @@ Input: --input-ids FILE, one encoder input per line as space-separated ids,
 used as given (like the shared reference/dev.src.ids: the final </s>
 included; an empty line is just </s>; longer than max_positions is cut), or
 --input FILE, text lines tokenized with the model's SentencePiece model
-(spm ids cut to max_positions - 1, then </s>).
+(and, for Marian models, its vocabulary: tokenizer.TextCodec; ids cut to
+max_positions - 1, then </s>).
 Output (stdout): one line per input line, the produced ids without <s> and
 </s> (--text: detokenized text instead). --beam-size N (beam.py, the rule of
 runtime/include/edgemt/translator.h) with --n-best K prints K lines per
 input line, "INDEX ||| OUTPUT ||| SCORE" (INDEX counts input lines from 0;
 SCORE is the normalized score, %.9g); --scores prefixes each single line
-with its score and a tab.
+with its score and a tab. Without --beam-size and --max-length, a model's
+own defaults (Config.default_beam_size, default_max_length) apply.
 --dump-npz F --dump-count K: for the first K inputs, s{i}_src_ids [S],
 s{i}_encoder_out [S, d], s{i}_logits [steps, V] (the last position's logits
 at each step, the step that produced </s> included; int8 files: the float
@@ -44,7 +46,7 @@ def parser():
     p.add_argument("--text", action="store_true", help="print detokenized text instead of ids")
     p.add_argument("--max-length", type=int, metavar="N", help="exactly N decoding steps at most (default: min(2S+10, max_positions))")
     p.add_argument("--min-length", type=int, default=0, metavar="N", help="no </s> before N tokens")
-    p.add_argument("--beam-size", type=int, default=1, metavar="N", help="1: greedy (default)")
+    p.add_argument("--beam-size", type=int, metavar="N", help="1: greedy (default: the model's, else 1)")
     p.add_argument("--length-penalty", type=float, default=1.0, metavar="A", help="beam search: score / length^A")
     p.add_argument("--n-best", type=int, default=0, metavar="K", help="K hypotheses per input (beam search)")
     p.add_argument("--scores", action="store_true", help="prefix each line with its score and a tab")
@@ -76,7 +78,7 @@ def parse_id_line(line, vocab_size, where):
     return ids
 
 
-def _read_inputs(args, model, sp):
+def _read_inputs(args, model, codec):
     from .decode import source_ids
     c = model.config
     path = args.input_ids or args.input
@@ -88,7 +90,7 @@ def _read_inputs(args, model, sp):
     if lines and lines[-1] == "":
         lines.pop()
     if args.input:
-        return [source_ids(sp, l, c.max_positions, c.eos_id) for l in lines]
+        return [source_ids(codec, l, c.max_positions, c.eos_id) for l in lines]
     out = []
     for n, line in enumerate(lines, 1):
         ids = parse_id_line(line, c.source_vocab_size, "%s:%d" % (path, n))[: c.max_positions]
@@ -96,14 +98,14 @@ def _read_inputs(args, model, sp):
     return out
 
 
-def _print_hypotheses(ref, sources, args, sp):
+def _print_hypotheses(ref, sources, args, codec):
     from .beam import beam_search
     n = max(1, args.n_best)
     for index, source in enumerate(sources):
         hyps = beam_search(ref, source, args.beam_size, length_penalty=args.length_penalty, num_hypotheses=n,
                            max_length=args.max_length, min_length=args.min_length)
         for h in hyps:
-            out = sp.decode(h.ids) if args.text else " ".join(map(str, h.ids))
+            out = codec.decode(h.ids) if args.text else " ".join(map(str, h.ids))
             if args.n_best:
                 sys.stdout.write("%d ||| %s ||| %.9g\n" % (index, out, h.score))
             else:
@@ -116,31 +118,35 @@ def main(argv=None):
         v = getattr(args, name)
         if v is not None and v < (1 if name in ("max_length", "batch_size", "threads", "beam_size") else 0):
             parser().error("--%s is out of range" % name.replace("_", "-"))
-    if args.n_best > args.beam_size:
-        parser().error("--n-best must be at most --beam-size")
-    if (args.n_best or args.scores or args.beam_size > 1) and args.dump_npz:
-        parser().error("--dump-npz is for greedy decoding without scores")
     try:
         import torch
         torch.set_num_threads(args.threads)
         from .decode import greedy
         from .reference_model import ReferenceModel
-        from .tokenizer import load_processor
+        from .tokenizer import TextCodec
         model = _load(args)
-        sp = None
+        if args.beam_size is None:
+            args.beam_size = model.config.default_beam_size or 1
+        if args.max_length is None and model.config.default_max_length:
+            args.max_length = model.config.default_max_length
+        if args.n_best > args.beam_size:
+            raise ConversionError("--n-best must be at most the beam size (%d)" % args.beam_size)
+        if (args.n_best or args.scores or args.beam_size > 1) and args.dump_npz:
+            raise ConversionError("--dump-npz is for greedy decoding without scores (--beam-size 1)")
+        codec = None
         if args.input or args.text:
             if model.tokenizer is None:
                 raise ConversionError("the model has no tokenizer: use --input-ids and ids output")
-            sp = load_processor(model.tokenizer.source_model)
-        sources = _read_inputs(args, model, sp)
+            codec = TextCodec(model)
+        sources = _read_inputs(args, model, codec)
         if args.beam_size > 1 or args.n_best or args.scores:
-            _print_hypotheses(ReferenceModel(model), sources, args, sp)
+            _print_hypotheses(ReferenceModel(model), sources, args, codec)
             return 0
         record = args.dump_count if args.dump_npz else 0
         outputs, records = greedy(ReferenceModel(model), sources, max_length=args.max_length,
                                   min_length=args.min_length, batch_size=args.batch_size, record=record)
         for ids in outputs:
-            sys.stdout.write((sp.decode(ids) if args.text else " ".join(map(str, ids))) + "\n")
+            sys.stdout.write((codec.decode(ids) if args.text else " ".join(map(str, ids))) + "\n")
         if args.dump_npz:
             arrays = {}
             for i, rec in enumerate(records):

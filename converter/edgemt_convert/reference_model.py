@@ -241,11 +241,16 @@ class ReferenceModel:
         the argmax of the logits, the lowest id on ties (float and int8 alike,
         docs/int8.md). Returns (ids LongTensor [B], logits [B, V] or None);
         want_rows: also return the logits, for dumps.
-        forbid_eos [B] bool: rows where eos may not be chosen (min_length)."""
+        forbid_eos [B] bool: rows where eos may not be chosen (min_length).
+        Config.banned_ids are never chosen (a file without them: any id)."""
         row = self.project(h)
         pick = row
-        if forbid_eos is not None:
+        banned = self.config.banned_ids
+        if forbid_eos is not None or banned:
             pick = row.clone()
+        if banned:
+            pick[:, banned] = _NEG_INF
+        if forbid_eos is not None:
             pick[forbid_eos, self.config.eos_id] = _NEG_INF
         # torch.argmax returns the first maximum: ties go to the lowest id
         return torch.argmax(pick, dim=-1), (row if want_rows else None)

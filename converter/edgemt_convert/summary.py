@@ -56,6 +56,18 @@ def describe_model(model):
     if model.tokenizer is not None:
         tok = "SentencePiece, %s bytes%s" % (format(len(model.tokenizer.source_model), ","),
                                              "" if model.tokenizer.target_model is None else " + target model")
+    vocab = model.tokenizer is not None and model.tokenizer.source_vocabulary is not None
+    if vocab:
+        tok += ", ids from the model's vocabulary (%s)" % ("one for both sides" if model.tokenizer.target_vocabulary is None
+                                                           else "one per side")
+    c_gen = []
+    if c.banned_ids is not None:
+        c_gen.append("never produces ids %s" % ", ".join(map(str, c.banned_ids)))
+    if c.default_beam_size:
+        c_gen.append("beam size %d" % c.default_beam_size)
+    if c.default_max_length:
+        c_gen.append("at most %d output ids" % c.default_max_length)
+    decoding = ("\n       decoding: starts from id %d, %s" % (c.decoder_start_id, ", ".join(c_gen))) if c_gen else ""
     return ("model: %s-LN, %s, d_model %d, %d heads, d_ff %d, %d encoder + %d decoder layers, "
             "vocabularies %d/%d, max_positions %d\n"
             "       positions %s, embeddings %s, output projection %s, embedding scale %.4g, tokenizer %s"
@@ -63,21 +75,22 @@ def describe_model(model):
                c.decoder_layers, c.source_vocab_size, c.target_vocab_size, c.max_positions, pos,
                "shared" if c.shared_embeddings else "separate",
                "tied to the decoder embedding" if c.tied_output else "separate",
-               c.embedding_scale, tok))
+               c.embedding_scale, tok)) + decoding
 
 
 def _percent(x):
     return "%.3f%%" % (100.0 * x)
 
 
-def summarize(model, size, checkpoint_size, notes, quant, opts):
+def summarize(model, size, weights, notes, quant, opts):
+    """The conversion report; `weights`: (file name, size) of the checkpoint's weight file."""
     md = model.metadata
     # the output file by name only: the summary is stored in the file, the folder is the user's business
     lines = ["%s: %s -> %s (%s)" % (md.converter_version, md.source_checkpoint, os.path.basename(opts.out), md.dtype),
              describe_model(model)]
     n, n8, p, p8 = _tensors(model)
-    lines.append("file: %s bytes (%.1f%% of model.pt, %s bytes)" % (format(size, ","), 100.0 * size / checkpoint_size,
-                                                                       format(checkpoint_size, ",")))
+    lines.append("file: %s bytes (%.1f%% of %s, %s bytes)" % (format(size, ","), 100.0 * size / weights[1],
+                                                                weights[0], format(weights[1], ",")))
     q = "int4/int8" if quant is not None and quant.int4 is not None else "int8"
     lines.append("tensors: %d (%d %s, %d float32); values: %s (%s %s, %s float32)"
                  % (n, n8, q, n - n8, format(p, ","), format(p8, ","), q, format(p - p8, ",")))

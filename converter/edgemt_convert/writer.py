@@ -161,8 +161,13 @@ def _decoder(b, dec, f):
     return f.Decoder.DecoderEnd(b)
 
 
+def _int32_vector(b, values):
+    return None if values is None else b.CreateNumpyVector(np.asarray(values, dtype=np.int32))
+
+
 def _config(b, c, f):
     m = f.Config
+    banned = _int32_vector(b, c.banned_ids)
     m.ConfigStart(b)
     m.ConfigAddDModel(b, c.d_model)
     m.ConfigAddNumHeads(b, c.num_heads)
@@ -184,6 +189,13 @@ def _config(b, c, f):
     m.ConfigAddBosId(b, c.bos_id)
     m.ConfigAddEosId(b, c.eos_id)
     m.ConfigAddDecoderStartId(b, c.decoder_start_id)
+    if banned is not None:
+        m.ConfigAddBannedIds(b, banned)
+    # Format 2.2 fields only when stated: a 2.0 or 2.1 file stays what it was.
+    if c.default_beam_size:
+        m.ConfigAddDefaultBeamSize(b, c.default_beam_size)
+    if c.default_max_length:
+        m.ConfigAddDefaultMaxLength(b, c.default_max_length)
     return m.ConfigEnd(b)
 
 
@@ -196,10 +208,23 @@ def _tokenizer(b, tok, f):
         return None
     src = _bytes_vector(b, tok.source_model)
     tgt = _bytes_vector(b, tok.target_model) if tok.target_model is not None else None
+    vocabularies = {}
+    for side in ("source", "target"):
+        pieces = getattr(tok, side + "_vocabulary")
+        if pieces is not None:
+            offsets = [b.CreateString(p) for p in pieces]
+            b.StartVector(4, len(offsets), 4)
+            for o in reversed(offsets):
+                b.PrependUOffsetTRelative(o)
+            vocabularies[side] = b.EndVector()
     f.Tokenizer.TokenizerStart(b)
     f.Tokenizer.TokenizerAddSourceModel(b, src)
     if tgt is not None:
         f.Tokenizer.TokenizerAddTargetModel(b, tgt)
+    if "source" in vocabularies:
+        f.Tokenizer.TokenizerAddSourceVocabulary(b, vocabularies["source"])
+    if "target" in vocabularies:
+        f.Tokenizer.TokenizerAddTargetVocabulary(b, vocabularies["target"])
     return f.Tokenizer.TokenizerEnd(b)
 
 
@@ -224,6 +249,8 @@ def _size_estimate(model):
         n += t.nbytes + 2 * DATA_ALIGNMENT
     if model.tokenizer is not None:
         n += len(model.tokenizer.source_model) + len(model.tokenizer.target_model or b"")
+        for pieces in (model.tokenizer.source_vocabulary, model.tokenizer.target_vocabulary):
+            n += sum(len(p.encode("utf-8")) + 12 for p in pieces or ())
     return n
 
 

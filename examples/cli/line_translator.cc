@@ -46,20 +46,38 @@ bool Report(const TextResult& result, size_t line_number) {
   return false;
 }
 
+// The options the command line left to the model: its own beam size and
+// length limit (a Marian model's generation config), when it states them.
+// Sampling and streaming are greedy-only, so they keep beam size 1.
+Result<Options> WithModelDefaults(Options options, const ModelConfig& config) {
+  if (options.beam_size == 0) {
+    const bool greedy_only = options.sampling_topk != 1 || options.stream;
+    options.beam_size = greedy_only || config.default_beam_size < 1 ? 1 : config.default_beam_size;
+    if (options.n_best > options.beam_size)
+      return Status(StatusCode::kInvalidArgument, "--n-best " + std::to_string(options.n_best) +
+                                                      " is more than the model's beam size " +
+                                                      std::to_string(options.beam_size) + " (set --beam-size)");
+  }
+  if (options.max_length == 0) options.max_length = config.default_max_length;
+  return options;
+}
+
 }  // namespace
 
 Result<std::unique_ptr<LineTranslator>> LineTranslator::Create(const Options& options) {
   std::unique_ptr<LineTranslator> self(new LineTranslator);
-  self->options_ = options;
   Result<std::shared_ptr<const Model>> model = Model::Load(options.model_path);
   if (!model.ok()) return model.status();
+  auto resolved = WithModelDefaults(options, model.value()->config());
+  if (!resolved.ok()) return resolved.status();
+  self->options_ = resolved.value();
   TextTranslatorOptions text_options;
   TranslatorOptions& translator_options = text_options.translator;
   translator_options.max_batch_size = options.batch_size;
   translator_options.num_threads = options.threads;
   translator_options.max_source_length = options.max_source_length;
-  translator_options.max_target_length = options.max_length;
-  translator_options.max_beam_size = options.beam_size;
+  translator_options.max_target_length = self->options_.max_length;
+  translator_options.max_beam_size = self->options_.beam_size;
   translator_options.packed_cache_dir = options.packed_cache_dir;
   text_options.long_input = options.long_input;
   text_options.max_batch_tokens = static_cast<size_t>(options.max_batch_tokens);

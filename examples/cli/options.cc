@@ -37,9 +37,11 @@ const char* Usage() {
          "                          by length into batches, and written back in input order\n"
          "  --max-batch-tokens N    also end a batch before its sentences x its longest source\n"
          "                          would pass N tokens (default: no such bound)\n"
-         "  --max-length N          at most N output tokens (default: 2 * source length + 10)\n"
+         "  --max-length N          at most N output tokens (default: the model's own limit, if\n"
+         "                          it has one, else 2 * source length + 10)\n"
          "  --min-length N          no </s> before N output tokens (default 0)\n"
-         "  --beam-size N           beam search with N hypotheses (default 1: greedy)\n"
+         "  --beam-size N           beam search with N hypotheses (default: the model's own beam\n"
+         "                          size, if it has one, else 1: greedy)\n"
          "  --length-penalty A      rank finished hypotheses by score / length^A (default 1)\n"
          "  --n-best N              N lines per input line, 'INDEX ||| TRANSLATION ||| SCORE'\n"
          "                          (INDEX counts input lines from 0; N at most --beam-size)\n"
@@ -161,16 +163,16 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
     *error = "--model is required";
     return false;
   }
-  if (options->sampling_topk != 1 && options->beam_size != 1) {
+  if (options->sampling_topk != 1 && options->beam_size > 1) {
     *error = "sampling (--sampling-topk other than 1) needs --beam-size 1";
     return false;
   }
-  if (options->stream && (options->beam_size != 1 || options->n_best > 0 || options->scores ||
+  if (options->stream && (options->beam_size > 1 || options->n_best > 0 || options->scores ||
                           options->input_ids || options->output_ids)) {
     *error = "--stream is for text in and text out with --beam-size 1, without --n-best or --scores";
     return false;
   }
-  if (options->n_best > options->beam_size) {
+  if (options->beam_size > 0 && options->n_best > options->beam_size) {
     *error = "--n-best " + std::to_string(options->n_best) + " is more than --beam-size " +
              std::to_string(options->beam_size);
     return false;

@@ -18,9 +18,9 @@ struct Options {
   int threads = 0;
   int batch_size = 0;          // 0: kDefaultBatchSize, or 1 when standard input is a terminal or --stream
   int max_batch_tokens = 0;    // 0: batches bounded by batch_size alone
-  int max_length = 0;  // 0: the reference rule, min(2 * source + 10, model positions)
+  int max_length = 0;  // 0: the model's default, else the reference rule, min(2 * source + 10, model positions)
   int min_length = 0;
-  int beam_size = 1;          // 1: greedy
+  int beam_size = 0;          // 1: greedy; 0: the model's default beam size (1 without one, or to sample or stream)
   float length_penalty = 1.0f;
   int n_best = 0;             // 0: one line per input line; N: N lines "INDEX ||| TRANSLATION ||| SCORE"
   bool scores = false;        // prefix each line with its score and a tab

@@ -137,6 +137,25 @@ std::string_view Model::target_tokenizer() const {
   return target.empty() ? Bytes(tokenizer->source_model()) : target;
 }
 
+bool Model::has_vocabularies() const {
+  const fb::Tokenizer* tokenizer = fb::GetModel(storage_->data)->tokenizer();
+  return tokenizer != nullptr && tokenizer->source_vocabulary() != nullptr;
+}
+
+// The model reader checked that a vocabulary holds a piece for every id of its side.
+std::string_view Model::source_piece(int id) const {
+  if (!has_vocabularies()) return {};
+  return Text(fb::GetModel(storage_->data)->tokenizer()->source_vocabulary()->Get(static_cast<flatbuffers::uoffset_t>(id)));
+}
+
+std::string_view Model::target_piece(int id) const {
+  if (!has_vocabularies()) return {};
+  const fb::Tokenizer* tokenizer = fb::GetModel(storage_->data)->tokenizer();
+  const auto* pieces = tokenizer->target_vocabulary() != nullptr ? tokenizer->target_vocabulary()
+                                                                   : tokenizer->source_vocabulary();
+  return Text(pieces->Get(static_cast<flatbuffers::uoffset_t>(id)));
+}
+
 #define EDGEMT_METADATA_ACCESSOR(name)                                   \
   std::string_view Model::name() const {                                 \
     const fb::Metadata* metadata = fb::GetModel(storage_->data)->metadata(); \

@@ -226,7 +226,47 @@ Status ReadConfig(const fb::Config* c, ModelConfig* out) {
   // Sources end with </s> too.
   EDGEMT_RETURN_IF_ERROR(check_id(out->eos_id, out->source_vocab_size, "eos_id", "source"));
   EDGEMT_RETURN_IF_ERROR(check_id(out->decoder_start_id, out->target_vocab_size, "decoder_start_id", "target"));
+  if (const auto* banned = c->banned_ids()) {
+    if (banned->size() > static_cast<uint32_t>(ModelConfig::kMaxBannedIds))
+      return Invalid("banned_ids has " + std::to_string(banned->size()) + " ids, at most " +
+                     std::to_string(ModelConfig::kMaxBannedIds) + " are allowed");
+    out->states_banned_ids = true;
+    out->banned_count = static_cast<int>(banned->size());
+    for (int i = 0; i < out->banned_count; ++i) {
+      out->banned_ids[i] = banned->Get(static_cast<flatbuffers::uoffset_t>(i));
+      EDGEMT_RETURN_IF_ERROR(check_id(out->banned_ids[i], out->target_vocab_size, "banned id", "target"));
+    }
+  }
+  if (c->default_beam_size() > 1024 || c->default_max_length() > (1u << 16))
+    return Invalid("default_beam_size " + std::to_string(c->default_beam_size()) + " or default_max_length " +
+                   std::to_string(c->default_max_length()) + " is out of range");
+  out->default_beam_size = static_cast<int>(c->default_beam_size());
+  out->default_max_length = static_cast<int>(c->default_max_length());
   return Status::Ok();
+}
+
+// A tokenizer's vocabularies, when present, give a piece to each model id.
+Status ReadVocabularies(const fb::Tokenizer* tokenizer, const ModelConfig& config) {
+  if (tokenizer == nullptr) return Status::Ok();
+  const auto* source = tokenizer->source_vocabulary();
+  const auto* target = tokenizer->target_vocabulary();
+  if (source == nullptr) {
+    if (target != nullptr) return Invalid("the tokenizer has a target vocabulary without a source vocabulary");
+    return Status::Ok();
+  }
+  if (tokenizer->source_model() == nullptr) return Invalid("the tokenizer has vocabularies but no SentencePiece model");
+  auto check = [](const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* pieces, int vocab,
+                  const char* side) -> Status {
+    if (pieces->size() != static_cast<uint32_t>(vocab))
+      return Invalid(std::string("the ") + side + " vocabulary has " + std::to_string(pieces->size()) +
+                     " pieces, the model " + std::to_string(vocab) + " ids");
+    for (uint32_t i = 0; i < pieces->size(); ++i) {
+      if (pieces->Get(i) == nullptr) return Invalid(std::string("the ") + side + " vocabulary has a missing piece");
+    }
+    return Status::Ok();
+  };
+  EDGEMT_RETURN_IF_ERROR(check(source, config.source_vocab_size, "source"));
+  return check(target != nullptr ? target : source, config.target_vocab_size, "target");
 }
 
 // Verifies only the root table's two version fields and reads them.
@@ -270,6 +310,7 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
   const fb::Model* model = fb::GetModel(data);
   ModelConfig& config = weights->config;
   EDGEMT_RETURN_IF_ERROR(ReadConfig(model->config(), &config));
+  EDGEMT_RETURN_IF_ERROR(ReadVocabularies(model->tokenizer(), config));
   const int d = config.d_model;
   const fb::Encoder* encoder = model->encoder();
   const fb::Decoder* decoder = model->decoder();

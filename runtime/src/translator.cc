@@ -74,6 +74,21 @@ struct AlignedDelete {
   void operator()(uint8_t* p) const { ::operator delete[](p, std::align_val_t(ArenaLayout::kAlignment)); }
 };
 
+// What a model never lets decoding choose: its file's banned ids; in files
+// without them, pad, unk and <s> for beam search and sampling, and nothing
+// for greedy decoding (the seed reference decoder's rule).
+BannedIds ModelBans(const ModelConfig& config, bool greedy) {
+  BannedIds banned;
+  if (config.states_banned_ids) {
+    for (int i = 0; i < config.banned_count; ++i) banned.Add(config.banned_ids[i]);
+  } else if (!greedy) {
+    banned.Add(config.pad_id);
+    banned.Add(config.unk_id);
+    banned.Add(config.bos_id);
+  }
+  return banned;
+}
+
 }  // namespace
 
 struct Translator::Impl {
@@ -221,9 +236,7 @@ struct Translator::Impl {
     rule.top_k = decode.sampling_topk;
     rule.top_p = decode.sampling_topp;
     rule.temperature = decode.sampling_temperature;
-    rule.banned[0] = config.pad_id;
-    rule.banned[1] = config.unk_id;
-    rule.banned[2] = config.bos_id;
+    rule.banned = ModelBans(config, /*greedy=*/!sampling);
     // Each step computes the unfinished sentences only: row r continues
     // sentence row_slots[r], and a sentence that finishes leaves the rows.
     size_t rows = count;
@@ -242,16 +255,12 @@ struct Translator::Impl {
       for (size_t r = 0; r < rows; ++r) {
         const size_t s = static_cast<size_t>(workspace.row_slots[r]);
         const int32_t produced = workspace.output_lengths[s];
-        const int32_t banned = produced < decode.min_length ? config.eos_id : -1;
+        SamplingRule row_rule = rule;
+        if (produced < decode.min_length) row_rule.banned.Add(config.eos_id);
         const float* logits = workspace.logits + r * vocab;
-        int32_t next;
-        if (sampling) {
-          rule.banned[3] = banned;
-          next = SampleToken(logits, vocab, rule, &workspace.sampler_states[s], workspace.sample_probs,
-                             workspace.sample_ids);
-        } else {
-          next = NextToken(logits, vocab, banned);
-        }
+        const int32_t next = sampling ? SampleToken(logits, vocab, row_rule, &workspace.sampler_states[s],
+                                                    workspace.sample_probs, workspace.sample_ids)
+                                      : NextToken(logits, vocab, row_rule.banned);
         if (hypotheses != nullptr)  // only when asked: a pass over the vocabulary
           workspace.output_log_probs[s * scores_stride + static_cast<size_t>(produced)] =
               logits[next] - log_sum_exp.Of(logits, workspace.sample_probs);
@@ -298,9 +307,7 @@ struct Translator::Impl {
     rule.beam = beam;
     rule.vocab = vocab;
     rule.eos_id = config.eos_id;
-    rule.banned[0] = config.pad_id;
-    rule.banned[1] = config.unk_id;
-    rule.banned[2] = config.bos_id;
+    rule.banned = ModelBans(config, /*greedy=*/false);
     rule.length_penalty = decode.length_penalty;
     rule.num_hypotheses = static_cast<size_t>(decode.num_hypotheses);
     for (size_t s = 0; s < count; ++s) {

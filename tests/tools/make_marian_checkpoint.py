@@ -34,7 +34,7 @@ import numpy as np
 SIZES = dict(d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
              decoder_attention_heads=4, encoder_ffn_dim=64, decoder_ffn_dim=64, max_position_embeddings=64)
 LANGUAGE_TOKENS = [">>deu<<", ">>fra<<"]
-SPM_VOCAB = 300  # pieces per SentencePiece model
+SPM_VOCAB = {"source": 300, "target": 280}  # pieces per SentencePiece model: separate vocabularies differ in size
 
 
 def write_safetensors(path, tensors, metadata=None, header_edit=None):
@@ -66,14 +66,14 @@ def sinusoidal_positions(positions, d):
     return np.concatenate([np.sin(angles), np.cos(angles)], axis=1).astype(np.float32)
 
 
-def train_spm(lines, prefix):
+def train_spm(lines, prefix, vocab_size):
     import sentencepiece as spm
     with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
         corpus = f.name
     try:
         # As OPUS-MT's: no <s>, </s> 0 and <unk> 1 inside the SentencePiece model (its ids are not the model's).
-        spm.SentencePieceTrainer.train(input=corpus, model_prefix=prefix, vocab_size=SPM_VOCAB,
+        spm.SentencePieceTrainer.train(input=corpus, model_prefix=prefix, vocab_size=vocab_size,
                                        model_type="unigram", character_coverage=1.0, bos_id=-1, eos_id=0,
                                        unk_id=1, pad_id=-1, minloglevel=2)
     finally:
@@ -147,8 +147,8 @@ def random_weights(vocab_src, vocab_tgt, shared, tied, seed):
 
 def make(out_dir, weights="safetensors", untied=False, separate_vocabs=False, corpus_dir=None, seed=1):
     os.makedirs(out_dir, exist_ok=True)
-    source_spm = train_spm(corpus(corpus_dir, "en", seed), os.path.join(out_dir, "source"))
-    target_spm = train_spm(corpus(corpus_dir, "de", seed + 1), os.path.join(out_dir, "target"))
+    source_spm = train_spm(corpus(corpus_dir, "en", seed), os.path.join(out_dir, "source"), SPM_VOCAB["source"])
+    target_spm = train_spm(corpus(corpus_dir, "de", seed + 1), os.path.join(out_dir, "target"), SPM_VOCAB["target"])
     os.replace(source_spm, os.path.join(out_dir, "source.spm"))
     os.replace(target_spm, os.path.join(out_dir, "target.spm"))
     for prefix in ("source", "target"):
@@ -164,7 +164,7 @@ def make(out_dir, weights="safetensors", untied=False, separate_vocabs=False, co
     if separate_vocabs:
         with open(os.path.join(out_dir, "target_vocab.json"), "w", encoding="utf-8") as f:
             json.dump(tgt_vocab, f, ensure_ascii=False, indent=1)
-    pad = len(src_vocab) - 1
+    pad = tgt_vocab["<pad>"]  # decoding starts from the target vocabulary's pad
     config = dict(SIZES, model_type="marian", architectures=["MarianMTModel"], vocab_size=len(src_vocab),
                   decoder_vocab_size=len(tgt_vocab), activation_function="swish", scale_embedding=True,
                   normalize_embedding=False, normalize_before=False, static_position_embeddings=True,

@@ -125,6 +125,8 @@ class MarianCheckpoints(unittest.TestCase):
             target = json.load(f)
         self.assertEqual((len(source), len(target)), (config["vocab_size"], config["decoder_vocab_size"]))
         self.assertNotEqual(source, target)
+        self.assertNotEqual(len(source), len(target))
+        self.assertEqual(config["decoder_start_token_id"], target["<pad>"])
         self.assertFalse(config["share_encoder_decoder_embeddings"])
         with open(os.path.join(out, "tokenizer_config.json")) as f:
             self.assertTrue(json.load(f)["separate_vocabs"])

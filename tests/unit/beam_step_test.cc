@@ -64,9 +64,9 @@ BeamRule Rule(size_t beam, size_t num_hypotheses) {
   rule.beam = beam;
   rule.vocab = kVocab;
   rule.eos_id = kEos;
-  rule.banned[0] = 0;
-  rule.banned[1] = 1;
-  rule.banned[2] = 2;
+  rule.banned.Add(0);
+  rule.banned.Add(1);
+  rule.banned.Add(2);
   rule.length_penalty = 0.0f;
   rule.num_hypotheses = num_hypotheses;
   return rule;

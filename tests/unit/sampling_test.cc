@@ -63,7 +63,7 @@ TEST_CASE("a draw follows the tempered, truncated softmax and never a banned id"
   std::vector<float> probs(6);
   std::vector<int32_t> ids(6);
   SamplingRule rule;
-  rule.banned[0] = 0;  // the most likely id
+  rule.banned.Add(0);  // the most likely id
   rule.temperature = 2.0f;
   uint64_t state = SamplingSeed(7, nullptr, 0);
   std::vector<int> counts(6, 0);

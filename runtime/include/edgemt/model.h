@@ -37,6 +37,18 @@ struct ModelConfig {
   int bos_id = 2;
   int eos_id = 3;
   int decoder_start_id = 2;
+  // Ids decoding never chooses (greedy, sampling and beam search alike):
+  // banned_ids[0..banned_count). When the file states none
+  // (states_banned_ids false), beam search and sampling never choose pad,
+  // unk and <s>, and greedy decoding may choose any id.
+  static constexpr int kMaxBannedIds = 4;
+  bool states_banned_ids = false;
+  int banned_count = 0;
+  int banned_ids[kMaxBannedIds] = {-1, -1, -1, -1};
+  // The checkpoint's own decoding settings, for callers that do not choose
+  // (0: none stated): a beam size and a limit on output ids (</s> included).
+  int default_beam_size = 0;
+  int default_max_length = 0;
 };
 
 struct ModelWeights;  // verified views into the file (internal)
@@ -62,6 +74,13 @@ class Model {
   // target model is the source model when the file stores only one.
   std::string_view source_tokenizer() const;
   std::string_view target_tokenizer() const;
+  // Files whose ids are not the SentencePiece models' (Marian) hold the
+  // piece of every id: true when this one does.
+  bool has_vocabularies() const;
+  // The piece of model id `id` (0 <= id < the side's vocabulary size) on
+  // each side; empty when the file has no vocabularies.
+  std::string_view source_piece(int id) const;
+  std::string_view target_piece(int id) const;
   // Metadata strings (empty when absent).
   std::string_view source_language() const;
   std::string_view target_language() const;

@@ -20,7 +20,12 @@ class Tokenizer {
   enum class Side { kSource, kTarget };
 
   // Fails when the model has no tokenizer, or its vocabulary or special ids
-  // disagree with the model's. `share`: another tokenizer of the same model
+  // disagree with the model's. A file with vocabularies (Marian: model ids
+  // that are not SentencePiece's) maps pieces through them: a source text's
+  // pieces become their ids (<unk>'s for a piece the vocabulary lacks; a
+  // leading ">>xx<<" language token is one piece), and output ids become
+  // their pieces for SentencePiece to join. The model must outlive the
+  // tokenizer (it reads the model's mapped bytes). `share`: another tokenizer of the same model
   // file; when one SentencePiece model serves both languages, the new
   // tokenizer uses the copy `share` loaded rather than loading its own
   // (about 1.7 MB for an 8,000-piece model).

@@ -94,7 +94,7 @@ BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logi
     for (size_t v = 0; v < vocab; ++v) {
       if (!(row[v] >= limit)) continue;
       const int32_t token = static_cast<int32_t>(v);
-      if (token == rule.banned[0] || token == rule.banned[1] || token == rule.banned[2]) continue;
+      if (rule.banned.Contains(token)) continue;
       if (token == rule.eos_id && !eos_allowed) continue;
       const float score = cumulative + (row[v] - lse);
       if (count == capacity && !(score > b->candidate_scores[capacity - 1])) continue;

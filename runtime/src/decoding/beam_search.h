@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "decoding/banned_ids.h"
+
 namespace edgemt {
 
 // Per sentence s and beam b, row r = s * beam + b; T = the most output ids.
@@ -33,7 +35,7 @@ struct BeamRule {
   size_t beam = 1;
   size_t vocab = 0;
   int32_t eos_id = 0;
-  int32_t banned[3] = {-1, -1, -1};  // never chosen (pad, unk, <s>); -1: unused
+  BannedIds banned;  // never chosen (</s> before min_length is the step's eos_allowed)
   float length_penalty = 1.0f;
   size_t num_hypotheses = 1;  // a sentence can stop once this many have finished
 };

@@ -30,21 +30,33 @@ float LargestValue(const float* values, size_t count) {
 }
 
 EDGEMT_VECTORIZED
-int32_t NextToken(const float* logits, size_t vocab, int32_t banned) {
-  // Two passes: the maximum over the allowed ids (vectorized), then the
-  // first id that holds it.
-  const size_t skip = banned >= 0 && static_cast<size_t>(banned) < vocab ? static_cast<size_t>(banned) : vocab;
+int32_t NextToken(const float* logits, size_t vocab, const BannedIds& banned) {
+  // Two passes: the maximum over the allowed ids (vectorized between the
+  // banned ones, taken in increasing order), then the first id that holds it.
+  size_t skip[BannedIds::kCapacity];
+  size_t skips = 0;
+  for (size_t i = 0; i < banned.count; ++i) {
+    const int32_t id = banned.ids[i];
+    if (id < 0 || static_cast<size_t>(id) >= vocab) continue;
+    size_t at = skips++;  // insertion sort: a handful of ids
+    for (; at > 0 && skip[at - 1] > static_cast<size_t>(id); --at) skip[at] = skip[at - 1];
+    skip[at] = static_cast<size_t>(id);
+  }
   float best = -std::numeric_limits<float>::infinity();
-  best = MaxOf(logits, 0, skip, best);
-  if (skip < vocab) best = MaxOf(logits, skip + 1, vocab, best);
+  size_t begin = 0;
+  for (size_t k = 0; k < skips; ++k) {
+    best = MaxOf(logits, begin, skip[k], best);
+    begin = skip[k] + 1;
+  }
+  best = MaxOf(logits, begin, vocab, best);
   for (size_t i = 0; i < vocab; ++i) {
-    if (i != skip && logits[i] == best) return static_cast<int32_t>(i);
+    if (logits[i] == best && !banned.Contains(static_cast<int32_t>(i))) return static_cast<int32_t>(i);
   }
   // Every allowed logit is NaN: the lowest allowed id.
   for (size_t i = 0; i < vocab; ++i) {
-    if (i != skip) return static_cast<int32_t>(i);
+    if (!banned.Contains(static_cast<int32_t>(i))) return static_cast<int32_t>(i);
   }
-  return banned;  // only when the banned id is the whole vocabulary
+  return 0;  // every id is banned
 }
 
 }  // namespace edgemt

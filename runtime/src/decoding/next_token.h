@@ -5,10 +5,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "decoding/banned_ids.h"
+
 namespace edgemt {
 
-// The argmax over all ids except `banned` (-1: none); the lowest id on ties.
-int32_t NextToken(const float* logits, size_t vocab, int32_t banned);
+// The argmax over all ids except the banned ones; the lowest id on ties.
+// NaNs are never chosen while another id is allowed; with every allowed
+// logit NaN, the lowest allowed id; with every id banned, 0.
+int32_t NextToken(const float* logits, size_t vocab, const BannedIds& banned);
 
 // The largest of values[0..count) (vectorized); NaNs are never the largest,
 // -infinity when there is nothing else.

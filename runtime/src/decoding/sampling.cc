@@ -32,10 +32,10 @@ int32_t SampleToken(const float* logits, size_t vocab, const SamplingRule& rule,
   size_t count = 0;
   for (size_t v = 0; v < vocab; ++v) {
     const int32_t id = static_cast<int32_t>(v);
-    if (id == rule.banned[0] || id == rule.banned[1] || id == rule.banned[2] || id == rule.banned[3]) continue;
+    if (rule.banned.Contains(id)) continue;
     ids[count++] = id;
   }
-  if (count == 0) return rule.banned[0] >= 0 ? rule.banned[0] : 0;  // nothing allowed: a vocabulary of banned ids
+  if (count == 0) return 0;  // nothing allowed: a vocabulary of banned ids
   // Most likely first, the lower id on ties: top-k orders the k kept, top-p
   // all; plain sampling keeps the id order.
   auto better = [logits](int32_t a, int32_t b) { return logits[a] > logits[b] || (logits[a] == logits[b] && a < b); };

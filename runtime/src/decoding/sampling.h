@@ -7,13 +7,15 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "decoding/banned_ids.h"
+
 namespace edgemt {
 
 struct SamplingRule {
   int top_k = 0;            // 0: every id
   float top_p = 1.0f;       // keep the most likely ids whose probabilities sum to top_p
   float temperature = 1.0f;
-  int32_t banned[4] = {-1, -1, -1, -1};  // never chosen; -1: unused
+  BannedIds banned;  // never chosen
 };
 
 // The generator state of one sentence: the seed mixed with its source ids.

@@ -85,4 +85,7 @@ class TextCodec:
     def decode(self, ids):
         if self.target_pieces is None:
             return self.target.decode(list(ids))
-        return self.target.decode_pieces([self.target_pieces[i] for i in ids])
+        # As MarianTokenizer: a piece the target model lacks (a shared vocabulary
+        # holds both languages' pieces) keeps its "\u2581", which becomes a space.
+        text = self.target.decode_pieces([self.target_pieces[i] for i in ids])
+        return text.replace("\u2581", " ").strip(" ")

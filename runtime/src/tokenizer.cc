@@ -32,6 +32,24 @@ size_t LanguageTokenLength(std::string_view text) {
   return end == std::string_view::npos ? 0 : end + 2;
 }
 
+// U+2581 (SentencePiece's word boundary mark) -> ' ', then no spaces at either end.
+void ReplaceWordMarks(std::string* text) {
+  static constexpr char kMark[] = "\xE2\x96\x81";
+  std::string out;
+  out.reserve(text->size());
+  for (size_t i = 0; i < text->size();) {
+    if (text->compare(i, 3, kMark) == 0) {
+      out += ' ';
+      i += 3;
+    } else {
+      out += (*text)[i++];
+    }
+  }
+  const size_t begin = out.find_first_not_of(' ');
+  const size_t end = out.find_last_not_of(' ');
+  *text = begin == std::string::npos ? std::string() : out.substr(begin, end - begin + 1);
+}
+
 }  // namespace
 
 Tokenizer::Tokenizer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -121,6 +139,9 @@ Status Tokenizer::Decode(const int32_t* ids, size_t count, std::string* text) co
     }
     const auto status = impl_->processor->Decode(pieces, text);
     if (!status.ok()) return Status(StatusCode::kInvalidArgument, "cannot detokenize: " + status.ToString());
+    // As MarianTokenizer: a piece SentencePiece lacks (a shared vocabulary
+    // holds both languages' pieces) keeps its U+2581, which becomes a space.
+    ReplaceWordMarks(text);
     return Status::Ok();
   }
   std::vector<int> pieces(ids, ids + count);

@@ -12,9 +12,11 @@ translate_stream (one text piece by piece as the decoder produces it).
 
 Decoding options, keyword arguments of every translate method (as
 DecodeOptions in edgemt/translator.h, which documents each rule):
-beam_size (1: greedy, up to the translator's max_beam_size),
-length_penalty, num_hypotheses (n-best, up to beam_size), max_length (0:
-min(2 * source length + 10, the model's positions)), min_length,
+beam_size (1: greedy, up to the translator's max_beam_size; default: the
+model's own beam size when it states one, e.g. a Marian model's num_beams,
+up to max_beam_size, else 1), length_penalty, num_hypotheses (n-best, up to
+beam_size), max_length (0: min(2 * source length + 10, the model's
+positions); default: the model's own limit when it states one), min_length,
 sampling_topk (1: no sampling; 0: the whole vocabulary), sampling_topp,
 sampling_temperature, sampling_seed.
 
@@ -39,12 +41,15 @@ _DECODING_OPTIONS = ("beam_size", "length_penalty", "num_hypotheses", "max_lengt
                      "sampling_topp", "sampling_temperature", "sampling_seed")
 
 
-def _decode_options(options):
-    """Keyword arguments as the runtime's DecodeOptions (its defaults for the rest)."""
+def _decode_options(options, defaults=None):
+    """Keyword arguments as the runtime's DecodeOptions: `defaults` (the
+    model's beam size and max_length) for those not given, the runtime's
+    defaults for the rest."""
     unknown = sorted(set(options) - set(_DECODING_OPTIONS))
     if unknown:
         raise TypeError("unknown decoding option%s: %s (the options are %s)"
                         % ("s" if len(unknown) > 1 else "", ", ".join(unknown), ", ".join(_DECODING_OPTIONS)))
+    options = dict(defaults or {}, **options)
     decode = _DecodeOptions()
     for name, value in options.items():
         try:
@@ -76,7 +81,7 @@ def _line(line, number):
 class Translator(_Translator):
     """A model loaded and ready to translate.
 
-    Translator(model_path, threads=1, max_batch_size=32, max_beam_size=1,
+    Translator(model_path, threads=1, max_batch_size=32, max_beam_size=None,
                max_source_length=0, max_target_length=0, long_input="truncate",
                packed_cache_dir=None, max_batch_tokens=0)
 
@@ -89,7 +94,8 @@ class Translator(_Translator):
     max_batch_tokens: a batch also stops growing before its sources x its
     longest source would pass this many ids (0: no such bound).
     max_beam_size: the widest beam_size allowed (memory is planned for
-    max_batch_size x max_beam_size hypotheses).
+    max_batch_size x max_beam_size hypotheses); None: the model's own beam
+    size (a converted Marian model's num_beams), else 1.
     max_source_length, max_target_length: in ids, 0 for the model's positions.
     long_input: "truncate" (translate a long source's beginning, with a
     warning in its result) or "error" (that source raises ValueError).
@@ -102,12 +108,26 @@ class Translator(_Translator):
     ValueError (bad options).
     """
 
-    def __init__(self, model_path, threads=1, max_batch_size=32, max_beam_size=1, max_source_length=0,
+    def __init__(self, model_path, threads=1, max_batch_size=32, max_beam_size=None, max_source_length=0,
                  max_target_length=0, long_input="truncate", packed_cache_dir=None, max_batch_tokens=0):
         model = model_path if isinstance(model_path, Model) else Model(os.fspath(model_path))
         cache = "" if packed_cache_dir is None else os.fspath(packed_cache_dir)
+        if max_beam_size is None:
+            max_beam_size = max(1, model.default_beam_size)
         super().__init__(model, threads, max_batch_size, max_beam_size, max_source_length, max_target_length,
                          long_input, cache, max_batch_tokens)
+        # The model's own choices, for the options a call leaves out.
+        self._defaults = {}
+        if model.default_beam_size > 1:
+            self._defaults["beam_size"] = min(model.default_beam_size, self.max_beam_size)
+        if model.default_max_length > 0:
+            self._defaults["max_length"] = model.default_max_length
+
+    def _decoding(self, options, greedy_only=False):
+        defaults = dict(self._defaults)
+        if greedy_only or options.get("sampling_topk", 1) != 1:
+            defaults.pop("beam_size", None)    # streaming and sampling are greedy
+        return _decode_options(options, defaults)
 
     def translate(self, texts, **options):
         """Translates a list of texts; returns the best translation of each (list[str]).
@@ -121,7 +141,7 @@ class Translator(_Translator):
         num_hypotheses best hypotheses (texts, scores, ids, token log-probabilities,
         ended_with_eos) and a warning. Beam search and n-best always have scores;
         greedy decoding computes them only with return_scores=True."""
-        return self._translate_texts(_texts(texts), _decode_options(options), bool(return_scores), 0)
+        return self._translate_texts(_texts(texts), self._decoding(options), bool(return_scores), 0)
 
     def translate_ids(self, sources, **options):
         """Translates token ids: each source a list of source-vocabulary ids without
@@ -132,7 +152,7 @@ class Translator(_Translator):
     def translate_ids_batch(self, sources, return_scores=False, **options):
         """As translate_ids, returning a TranslationResult per source (n-best ids and
         scores; hypotheses holds their texts when the model has a tokenizer)."""
-        return self._translate_ids([list(ids) for ids in sources], _decode_options(options), bool(return_scores), 0)
+        return self._translate_ids([list(ids) for ids in sources], self._decoding(options), bool(return_scores), 0)
 
     def translate_iterable(self, lines, batch_size=32, **options):
         """Yields the best translation of each line of an iterable (a text file, a
@@ -144,7 +164,7 @@ class Translator(_Translator):
         that fails raises, naming it by its index from 0 ("source 12345: ...")."""
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError("batch_size must be an int of at least 1, not %r" % (batch_size,))
-        decode = _decode_options(options)
+        decode = self._decoding(options)
         window = _READ_AHEAD_BATCHES * batch_size
         texts = []
         first = 0
@@ -170,7 +190,7 @@ class Translator(_Translator):
         runs, this translator's other calls wait for it."""
         if not isinstance(text, str):
             raise TypeError("text is %s, not str" % type(text).__name__)
-        return self._pieces(text, _decode_options(options))
+        return self._pieces(text, self._decoding(options, greedy_only=True))
 
     def _pieces(self, text, decode):
         stream = self._start_stream(text, decode)

@@ -36,11 +36,15 @@ class Model:
     def max_positions(self) -> int: ...
     @property
     def file_size(self) -> int: ...
+    @property
+    def default_beam_size(self) -> int: ...
+    @property
+    def default_max_length(self) -> int: ...
 
 class Translator:
     """A model loaded and ready to translate (help(edgemt.Translator) documents every argument)."""
     def __init__(self, model_path: Union[str, "os.PathLike[str]", Model], threads: int = 1,
-                 max_batch_size: int = 32, max_beam_size: int = 1, max_source_length: int = 0,
+                 max_batch_size: int = 32, max_beam_size: Optional[int] = None, max_source_length: int = 0,
                  max_target_length: int = 0, long_input: str = "truncate",
                  packed_cache_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
                  max_batch_tokens: int = 0) -> None: ...
@@ -58,34 +62,34 @@ class Translator:
     def max_target_length(self) -> int: ...
     @property
     def max_batch_tokens(self) -> int: ...
-    def translate(self, texts: Iterable[str], *, beam_size: int = 1, length_penalty: float = 1.0,
-                  num_hypotheses: int = 1, max_length: int = 0, min_length: int = 0, sampling_topk: int = 1,
+    def translate(self, texts: Iterable[str], *, beam_size: int = ..., length_penalty: float = 1.0,
+                  num_hypotheses: int = 1, max_length: int = ..., min_length: int = 0, sampling_topk: int = 1,
                   sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
                   sampling_seed: int = 0) -> List[str]:
         """The best translation of each text."""
-    def translate_batch(self, texts: Iterable[str], return_scores: bool = False, *, beam_size: int = 1,
-                        length_penalty: float = 1.0, num_hypotheses: int = 1, max_length: int = 0,
+    def translate_batch(self, texts: Iterable[str], return_scores: bool = False, *, beam_size: int = ...,
+                        length_penalty: float = 1.0, num_hypotheses: int = 1, max_length: int = ...,
                         min_length: int = 0, sampling_topk: int = 1, sampling_topp: float = 1.0,
                         sampling_temperature: float = 1.0, sampling_seed: int = 0) -> List[TranslationResult]:
         """A TranslationResult (n-best, scores, ids, log-probabilities, warning) per text."""
-    def translate_ids(self, sources: Iterable[Sequence[int]], *, beam_size: int = 1, length_penalty: float = 1.0,
-                      num_hypotheses: int = 1, max_length: int = 0, min_length: int = 0, sampling_topk: int = 1,
+    def translate_ids(self, sources: Iterable[Sequence[int]], *, beam_size: int = ..., length_penalty: float = 1.0,
+                      num_hypotheses: int = 1, max_length: int = ..., min_length: int = 0, sampling_topk: int = 1,
                       sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
                       sampling_seed: int = 0) -> List[List[int]]:
         """The best translation's ids for each source (ids without </s> in and out)."""
     def translate_ids_batch(self, sources: Iterable[Sequence[int]], return_scores: bool = False, *,
-                            beam_size: int = 1, length_penalty: float = 1.0, num_hypotheses: int = 1,
-                            max_length: int = 0, min_length: int = 0, sampling_topk: int = 1,
+                            beam_size: int = ..., length_penalty: float = 1.0, num_hypotheses: int = 1,
+                            max_length: int = ..., min_length: int = 0, sampling_topk: int = 1,
                             sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
                             sampling_seed: int = 0) -> List[TranslationResult]:
         """A TranslationResult per source of ids."""
-    def translate_iterable(self, lines: Iterable[str], batch_size: int = 32, *, beam_size: int = 1,
-                           length_penalty: float = 1.0, num_hypotheses: int = 1, max_length: int = 0,
+    def translate_iterable(self, lines: Iterable[str], batch_size: int = 32, *, beam_size: int = ...,
+                           length_penalty: float = 1.0, num_hypotheses: int = 1, max_length: int = ...,
                            min_length: int = 0, sampling_topk: int = 1, sampling_topp: float = 1.0,
                            sampling_temperature: float = 1.0, sampling_seed: int = 0) -> Iterator[str]:
         """One translation per line, in order, reading 16 x batch_size lines at a time, sorted by length into batches (bounded memory)."""
-    def translate_stream(self, text: str, *, beam_size: int = 1, length_penalty: float = 1.0,
-                         num_hypotheses: int = 1, max_length: int = 0, min_length: int = 0,
+    def translate_stream(self, text: str, *, beam_size: int = ..., length_penalty: float = 1.0,
+                         num_hypotheses: int = 1, max_length: int = ..., min_length: int = 0,
                          sampling_topk: int = 1, sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
                          sampling_seed: int = 0) -> Iterator[str]:
         """The translation of one text, piece by piece as the decoder produces it; closing stops decoding."""

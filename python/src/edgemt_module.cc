@@ -95,7 +95,13 @@ PYBIND11_MODULE(_edgemt, m) {
           "max_positions", [](const Model& model) { return model.model->config().max_positions; },
           "The longest source or translation (in ids, </s> included) the model has positions for.")
       .def_property_readonly(
-          "file_size", [](const Model& model) { return model.model->file_size(); }, "The file's size in bytes.");
+          "file_size", [](const Model& model) { return model.model->file_size(); }, "The file's size in bytes.")
+      .def_property_readonly(
+          "default_beam_size", [](const Model& model) { return model.model->config().default_beam_size; },
+          "The beam size the checkpoint chose (a Marian model's num_beams); 0: none.")
+      .def_property_readonly(
+          "default_max_length", [](const Model& model) { return model.model->config().default_max_length; },
+          "The output length limit the checkpoint chose (ids, </s> included); 0: none.");
 
   // Fields as in edgemt/translator.h, which documents each; the package
   // fills one from keyword arguments (a wrong type raises TypeError here).

@@ -305,6 +305,14 @@ void edgemt_decode_options_init(edgemt_decode_options* options) {
   options->sampling_seed = defaults.sampling_seed;
 }
 
+void edgemt_decode_options_init_for_model(const edgemt_model* model, edgemt_decode_options* options) {
+  edgemt_decode_options_init(options);
+  if (options == nullptr || !Is(model, HandleTag::kModel)) return;
+  const edgemt::ModelConfig& config = model->model->config();
+  if (config.default_beam_size > 0) options->beam_size = config.default_beam_size;
+  options->max_length = config.default_max_length;
+}
+
 edgemt_status edgemt_translator_create(const edgemt_model* model, const edgemt_translator_options* options,
                                        edgemt_translator** translator) {
   return Guard([&] {

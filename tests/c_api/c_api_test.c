@@ -190,6 +190,17 @@ static void test_translators(void) {
   options.struct_size = offsetof(edgemt_translator_options, truncate_long_inputs);
   options.truncate_long_inputs = 0; /* beyond struct_size: ignored */
   CHECK_STATUS(edgemt_translator_create(model, &options, &translator), EDGEMT_OK, "");
+  {
+    /* A model that states no decoding settings of its own (only converted
+     * Marian models do) gives the plain defaults; so does no model. */
+    edgemt_decode_options plain, for_model;
+    edgemt_decode_options_init(&plain);
+    edgemt_decode_options_init_for_model(model, &for_model);
+    CHECK(memcmp(&plain, &for_model, sizeof plain) == 0);
+    edgemt_decode_options_init_for_model(NULL, &for_model);
+    CHECK(memcmp(&plain, &for_model, sizeof plain) == 0);
+    edgemt_decode_options_init_for_model(model, NULL); /* nothing to fill: no crash */
+  }
   edgemt_model_free(model); /* the translator outlives the model handle */
 
   char output[256];

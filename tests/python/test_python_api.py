@@ -391,5 +391,48 @@ class PythonApi(unittest.TestCase):
         self.assertTrue(os.path.isfile(os.path.join(package, "py.typed")))
 
 
+
+class MarianModelDefaults(unittest.TestCase):
+    """A converted Marian model's own beam size and length limit (its
+    generation config: num_beams 3, max_length 48 = 47 output ids) apply to
+    the calls that leave them out; streaming and sampling stay greedy."""
+
+    @classmethod
+    def setUpClass(cls):
+        sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+        import make_marian_checkpoint
+        folder = os.path.join(_tmp.name, "marian")
+        make_marian_checkpoint.make(folder)
+        cls.path = folder + ".edgemt"
+        converter = os.path.join(HERE, "..", "..", "converter", "edgemt-convert")
+        subprocess.run(["/usr/bin/python3", converter, folder, "--out", cls.path, "--dtype", "float32", "--quiet"],
+                       check=True, capture_output=True)
+
+    def test_the_models_beam_size_and_length_limit_are_the_defaults(self):
+        model = edgemt.Model(self.path)
+        self.assertEqual((model.default_beam_size, model.default_max_length), (3, 47))
+        t = edgemt.Translator(model, max_batch_size=4)
+        self.assertEqual(t.max_beam_size, 3)
+        sources = [[5 + 7 * i + j for j in range(3 + i)] for i in range(8)]
+        default = t.translate_ids_batch(sources)
+        stated = t.translate_ids_batch(sources, beam_size=3, max_length=47)
+        greedy = t.translate_ids_batch(sources, beam_size=1, max_length=47)
+        self.assertEqual([r.ids for r in default], [r.ids for r in stated])
+        self.assertEqual([r.scores for r in default], [r.scores for r in stated])
+        # Beam search by default: three hypotheses each without naming the beam.
+        self.assertTrue(all(len(r.ids) == 3 for r in t.translate_ids_batch(sources, num_hypotheses=3)))
+        # The model's limit, not the runtime's 2 x source + 10 (at most 28 here): this random model never stops.
+        self.assertTrue(all(len(r.ids[0]) <= 47 for r in default))
+        self.assertGreater(max(len(r.ids[0]) for r in default), 2 * 11 + 10)
+        texts = ["a b c", "d e f g"]
+        self.assertEqual("".join(t.translate_stream(texts[0])), t.translate(texts[:1], beam_size=1)[0])
+        self.assertEqual(len(t.translate(texts, sampling_topk=0, sampling_seed=3)), 2)
+        # A narrower translator narrows the default; an explicit beam_size wins.
+        narrow = edgemt.Translator(model, max_batch_size=4, max_beam_size=1)
+        self.assertEqual([r.ids for r in narrow.translate_ids_batch(sources)], [r.ids for r in greedy])
+        with self.assertRaises(ValueError):
+            narrow.translate_ids_batch(sources, num_hypotheses=3)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -122,6 +122,11 @@ typedef struct edgemt_decode_options {
 } edgemt_decode_options;
 
 EDGEMT_API void edgemt_decode_options_init(edgemt_decode_options* options);
+/* The defaults, with the beam size and length limit the model's checkpoint
+ * chose when it states them (a converted Marian model's generation config:
+ * e.g. num_beams 4); create the translator with a max_beam_size of at least
+ * that beam size. model NULL: as edgemt_decode_options_init. */
+EDGEMT_API void edgemt_decode_options_init_for_model(const edgemt_model* model, edgemt_decode_options* options);
 
 /* One text (UTF-8) to its best translation, into output[0..capacity),
  * NUL-terminated; *length gets the translation's length without the NUL,

@@ -1,4 +1,5 @@
-"""EdgeMT converter: PyTorch seed-layout checkpoints to EdgeMT FlatBuffer models.
+"""EdgeMT converter: PyTorch seed-layout checkpoints and Hugging Face Marian
+(OPUS-MT) model directories to EdgeMT FlatBuffer models.
 
 Modules (one idea each):
   errors          ConversionError, the one-line failures the CLI prints
@@ -6,14 +7,16 @@ Modules (one idea each):
   checkpoint      model.pt: load and validate against the config
   model_ir        the in-memory model (what a .edgemt file holds)
   build           checkpoint + config + tokenizer -> float model_ir
-  tokenizer       SentencePiece checks against the config
+  marian          a Marian directory -> float model_ir, every problem in one error
+  safetensors     model.safetensors, read without a dependency
+  tokenizer       SentencePiece checks against the config; TextCodec (text <-> model ids)
   schema          flatc --python code generation for schema/edgemt.fbs
   writer, reader  model_ir <-> .edgemt bytes
   quant           the int8 arithmetic of docs/int8.md (per-row weights, per-row dynamic inputs)
   linalg          fast float GEMMs and exact integer GEMMs on oneDNN
   int8_model      float model_ir -> int8 model_ir, per-tensor weight errors
   reference_model PyTorch forward pass of a model_ir (float or int8 simulation)
-  decode          the shared greedy decoding rule
+  decode          the shared greedy decoding rule; beam: beam search
   convert         the conversion pipeline; summary: its report
   outfile         atomic output writing
   cli, reference_cli   the two executables

@@ -1,4 +1,5 @@
-"""edgemt-convert: a trained seed-layout checkpoint -> one .edgemt file."""
+"""edgemt-convert: a trained seed-layout checkpoint or an OPUS-MT / Hugging Face
+Marian model directory -> one .edgemt file."""
 import argparse
 import signal
 import sys
@@ -15,6 +16,7 @@ examples (from the repository root, with the shared folder beside it):
       --source-language en --target-language de
   converter/edgemt-convert ../shared/models/multi30k-ende --out m.f32.edgemt --dtype float32
   converter/edgemt-convert ../shared/models/multi30k-ende --out m.int4.edgemt --dtype int4
+  converter/edgemt-convert opus-mt-en-de --out opus-mt-en-de.int8.edgemt   # a Marian model from the hub
 
 int8 (format 2.0, docs/int8.md): weights symmetric per row; the runtime
 quantizes each input row of an int8 Linear itself, so nothing is calibrated
@@ -27,7 +29,8 @@ whose int4 output error is too large stays int8. See converter/README.md.
 def parser():
     p = argparse.ArgumentParser(prog=PROG, description=__doc__, epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("checkpoint", help="checkpoint directory: model.pt, config.json [, spm.model]")
+    p.add_argument("checkpoint", help="checkpoint directory: model.pt, config.json [, spm.model]; or a Marian model "
+                                      "directory (config.json model_type marian, converter/README.md)")
     p.add_argument("--out", required=True, help="output .edgemt file")
     p.add_argument("--dtype", choices=("int8", "int4", "float32"), default="int8", help="weights (default: int8)")
     p.add_argument("--block-size", metavar="N", type=int,
@@ -35,8 +38,8 @@ def parser():
     p.add_argument("--keep-float", metavar="none|NAMES", default="none",
                    help="Linears whose weight stays float32 in an int8 or int4 file: 'none' (default) or "
                         "comma-separated names as in the summary")
-    p.add_argument("--source-language", metavar="CODE", help="e.g. en (default: config.json source_language)")
-    p.add_argument("--target-language", metavar="CODE", help="e.g. de (default: config.json target_language)")
+    p.add_argument("--source-language", metavar="CODE", help="e.g. en (default: config.json source_language; Marian: tokenizer_config.json source_lang)")
+    p.add_argument("--target-language", metavar="CODE", help="e.g. de (default: config.json target_language; Marian: tokenizer_config.json target_lang)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--version", action="version", version="%s %s" % (PROG, __version__))
     return p

@@ -136,45 +136,48 @@ def run_ct2(model_dir, tokens_path, out, threads, read_batch, fixed, env):
 
 
 # API against API: one process per measurement loads the model, then times translating the whole file in
-# one call (both runtimes sort the call's sources by length into batches of at most 32).
+# one call (both runtimes sort the call's sources by length into batches of at most the batch size).
 EDGEMT_API = """
 import sys, time
 sys.path.insert(0, sys.argv[1])
 import edgemt
 model, ids_path, out_path, threads, fixed = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6] == "1"
+batch = int(sys.argv[7])
 sources = [[int(x) for x in line.split()][:-1] for line in open(ids_path)]  # translate_ids adds </s>
-translator = edgemt.Translator(model, threads=threads, max_batch_size=%d)
+translator = edgemt.Translator(model, threads=threads, max_batch_size=batch)
 options = dict(min_length=32, max_length=32) if fixed else {}
 start = time.perf_counter()
 outputs = translator.translate_ids(sources, **options)
 seconds = time.perf_counter() - start
 open(out_path, "w").write("".join(" ".join(map(str, ids)) + "\\n" for ids in outputs))
 print(seconds)
-""" % BATCH
+"""
 
 CT2_API = """
 import sys, time
 import ctranslate2
 model, tokens_path, out_path, threads, fixed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1"
+batch = int(sys.argv[6])
 sources = [line.split() for line in open(tokens_path, encoding="utf-8")]
 translator = ctranslate2.Translator(model, device="cpu", compute_type="int8", intra_threads=threads, inter_threads=1)
 options = dict(min_decoding_length=32, max_decoding_length=32) if fixed else {}
 start = time.perf_counter()
-results = translator.translate_batch(sources, max_batch_size=%d, beam_size=1, **options)
+results = translator.translate_batch(sources, max_batch_size=batch, beam_size=1, **options)
 seconds = time.perf_counter() - start
 open(out_path, "w", encoding="utf-8").write("".join(" ".join(r.hypotheses[0]) + "\\n" for r in results))
 print(seconds)
-""" % BATCH
+"""
 
 
-def run_api(kind, model, inputs, out, threads, fixed, env):
-    """Seconds the translating call took (model loading not included)."""
+def run_api(kind, model, inputs, out, threads, fixed, env, batch=BATCH):
+    """Seconds the translating call took (model loading not included). `env`: CTranslate2's environment
+    (its library path, and CT2_FORCE_CPU_ISA when an ISA is forced)."""
     if kind == "edgemt-api":
         cmd = [rb.PYTHON, "-c", EDGEMT_API, os.path.join(REPO, "build", "python"), model, inputs, out, str(threads),
-               "1" if fixed else "0"]
+               "1" if fixed else "0", str(batch)]
     else:
-        cmd = [rb.PYTHON, "-c", CT2_API, model, inputs, out, str(threads), "1" if fixed else "0"]
-    with cpu_lock("%s %s t%d" % (kind, os.path.basename(model), threads)):
+        cmd = [rb.PYTHON, "-c", CT2_API, model, inputs, out, str(threads), "1" if fixed else "0", str(batch)]
+    with cpu_lock("%s %s t%d b%d" % (kind, os.path.basename(model), threads, batch)):
         r = rb.run_child(cmd, env=env if kind == "ct2-api" else None, timed=True)
     r["wall_s"] = float(r["out"].split()[-1])
     return r

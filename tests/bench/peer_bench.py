@@ -98,13 +98,13 @@ def markdown(results, meta):
     w = ["## EdgeMT and CTranslate2 at batch 1 and 32", "",
          "Measured by `tests/bench/peer_bench.py` at %s (%s), %s, in one run: Python API against Python API, "
          "int8, the same token ids, a process per measurement timing the translating call only; medians of %d "
-         "rounds alternating the runtimes' processes. Other load during the run: %s. CTranslate2 %s picks %s "
+         "round(s) alternating the runtimes' processes. Other load during the run: %s. CTranslate2 %s picks %s "
          "here; it also ran with CT2_FORCE_CPU_ISA=%s. Tokens/s count each runtime's own output ids."
          % (meta["commit"], meta["date"], meta["cpu"], meta["rounds"], meta["load"], meta["ct2_version"],
             meta["ct2_isa"], FORCED_ISA if FORCED_ISA in meta["isas"] else "(not forced: no AVX-512)"), ""]
     if not meta["peer"]:
         w += ["CTranslate2 was not found (%s): EdgeMT alone, no ratio." % meta["ct2_path"], ""]
-    w += ["| model | batch | runtime | ISA | 1 thread (tok/s) | 2 threads (tok/s) | outputs = EdgeMT batch 1 |",
+    w += ["| model | batch | runtime | ISA | 1 thread (tok/s) | 2 threads (tok/s) | 1 thread: ids as EdgeMT's batch 1 |",
           "|---|---|---|---|---|---|---|"]
     for r in results:
         for batch in BATCHES:
@@ -164,7 +164,7 @@ def main():
         ids_path, tokens_path = fb.write_inputs(ids, vocab or [str(i) for i in range(max(map(max, ids)) + 1)],
                                                 work, name)
         if ct2_dir and isa_seen == "not measured":
-            isa_seen = fb.ct2_isa(ct2_dir, tokens_path, env, work)
+            isa_seen = fb.ct2_isa(ct2_dir, tokens_path, env, work).split("ISA:")[-1].strip()
         results.append(measure(name, m["files"]["int8"], ct2_dir, ids_path, tokens_path, name != "multi30k", args.rounds,
                                env, isas, work))
     info = rb.machine_info()

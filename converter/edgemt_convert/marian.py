@@ -201,8 +201,9 @@ def _expected_shapes(c):
 
 EMBEDDING_KEYS = ("model.shared.weight", "model.encoder.embed_tokens.weight",
                   "model.decoder.embed_tokens.weight", "lm_head.weight")
-# Positions are a fixed sinusoid; transformers may leave them out of a file.
-OPTIONAL_KEYS = ("model.encoder.embed_positions.weight", "model.decoder.embed_positions.weight")
+# Positions are a fixed sinusoid, and the logits bias a buffer that starts at zero: transformers may leave
+# them out of a file (and then computes the sinusoid, or zeros).
+OPTIONAL_KEYS = ("model.encoder.embed_positions.weight", "model.decoder.embed_positions.weight", "final_logits_bias")
 
 
 def _load_tensors(path, problems):
@@ -480,7 +481,11 @@ def load_float_model(checkpoint_dir, metadata):
     shared = src_emb is tgt_emb or (src_emb.shape == tgt_emb.shape and np.array_equal(src_emb, tgt_emb))
     if shared:
         notes.append("embeddings: encoder and decoder token embeddings are one table; stored once")
-    logits_bias = np.ascontiguousarray(sd["final_logits_bias"][0])
+    if "final_logits_bias" in sd:
+        logits_bias = np.ascontiguousarray(sd["final_logits_bias"][0])
+    else:
+        logits_bias = np.zeros(c.decoder_vocab_size, np.float32)
+        notes.append("final_logits_bias: not in the file; zeros, as transformers starts it")
     projection = ir.Linear(weight=None if out_weight is None else ir.Tensor(out_weight), bias=logits_bias)
     config = ir.Config(
         d_model=d, num_heads=c.heads, d_ff=c.d_ff, encoder_layers=c.encoder_layers,

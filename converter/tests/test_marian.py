@@ -181,6 +181,14 @@ class Marian(unittest.TestCase):
         np.testing.assert_array_equal(self.reference_logits(with_table, src, tgt),
                                       self.reference_logits(without, src, tgt))
 
+    def test_a_missing_logits_bias_is_zero(self):
+        folder, sd, config = self.make(weights="safetensors", untied=True)
+        del sd["final_logits_bias"]
+        make_marian_checkpoint.write_safetensors(os.path.join(folder, "model.safetensors"), sd)
+        model, _, notes = load_float_model(folder)
+        np.testing.assert_array_equal(model.decoder.output_projection.bias, np.zeros(config["decoder_vocab_size"]))
+        self.assertTrue(any(n.startswith("final_logits_bias") for n in notes), notes)
+
     def test_what_cannot_be_reproduced_is_refused_all_at_once(self):
         folder, sd, config = self.make(weights="safetensors")
         config["activation_function"] = "gelu_new"

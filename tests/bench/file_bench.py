@@ -193,7 +193,7 @@ def ct2_isa(model_dir, tokens_path, env, work):
                       os.path.join(work, "isa.out"), "--intra_threads", "1"], env=env, record=False)
     for line in r["err"].splitlines():
         if "ISA" in line or "isa" in line:
-            return line.split("]")[-1].strip()
+            return line.split("]")[-1].split("ISA:")[-1].strip()
     return "not reported"
 
 

@@ -164,7 +164,7 @@ def main():
         ids_path, tokens_path = fb.write_inputs(ids, vocab or [str(i) for i in range(max(map(max, ids)) + 1)],
                                                 work, name)
         if ct2_dir and isa_seen == "not measured":
-            isa_seen = fb.ct2_isa(ct2_dir, tokens_path, env, work).split("ISA:")[-1].strip()
+            isa_seen = fb.ct2_isa(ct2_dir, tokens_path, env, work)
         results.append(measure(name, m["files"]["int8"], ct2_dir, ids_path, tokens_path, name != "multi30k", args.rounds,
                                env, isas, work))
     info = rb.machine_info()

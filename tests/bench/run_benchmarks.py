@@ -527,7 +527,9 @@ def bench(bins, model_file, source, threads, batch, repeat, limit, fixed, profil
 
 
 def translate_rss(bins, model_file, source, threads, fixed, limit, work):
-    """Peak RSS of edgemt-translate loading the model and translating the inputs."""
+    """Peak RSS of edgemt-translate loading the model and translating the inputs, one sentence at a time
+    (--batch-size 1: the batch the goals' arena is planned for; the CLI's default batch of 16 plans more,
+    see the section "Translating files" for memory per batch size)."""
     src = source
     if limit:
         src = os.path.join(work, "rss-input-%d.txt" % limit)
@@ -535,7 +537,7 @@ def translate_rss(bins, model_file, source, threads, fixed, limit, work):
             lines = f.readlines()[:limit]
         with open(src, "w") as f:
             f.writelines(lines)
-    cmd = [bins["edgemt-translate"], "--model", model_file, "--threads", str(threads)]
+    cmd = [bins["edgemt-translate"], "--model", model_file, "--threads", str(threads), "--batch-size", "1"]
     if fixed:
         cmd += ["--input-ids", "--output-ids", "--min-length", "32", "--max-length", "32"]
     out = os.path.join(work, "translate-out.txt")

@@ -4,10 +4,24 @@
 #include <string>
 #include <vector>
 
+#include <poll.h>
 #include <unistd.h>
 
 #include "cli/line_translator.h"
 #include "cli/options.h"
+
+namespace {
+
+// Whether more input can be read without waiting: buffered bytes, or a
+// readable (or closed) standard input. A file always can; a program that
+// writes a line and waits for its translation cannot, and gets it now.
+bool InputWaiting() {
+  if (std::cin.rdbuf()->in_avail() != 0) return true;  // buffered bytes, or -1: the end is known
+  pollfd input{STDIN_FILENO, POLLIN, 0};
+  return poll(&input, 1, 0) > 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   edgemt::cli::Options options;
@@ -40,7 +54,8 @@ int main(int argc, char** argv) {
   }
   std::ios::sync_with_stdio(false);
   // A window of lines at a time: the translator sorts it by length into
-  // batches and gives the results back in input order.
+  // batches and gives the results back in input order. The window takes
+  // the lines already there, up to its size: it never waits for more.
   const size_t window = interactive ? 1 : static_cast<size_t>(options.batch_size) * edgemt::cli::kReadAheadBatches;
   std::vector<std::string> lines, outputs;
   size_t line_number = 1;
@@ -48,7 +63,8 @@ int main(int argc, char** argv) {
   bool more = true;
   while (more) {
     lines.clear();
-    while (lines.size() < window && (more = static_cast<bool>(std::getline(std::cin, line)))) {
+    while (lines.size() < window && (lines.empty() || InputWaiting()) &&
+           (more = static_cast<bool>(std::getline(std::cin, line)))) {
       // In a file with CRLF line endings the \r belongs to the ending, not the text.
       if (!line.empty() && line.back() == '\r') line.pop_back();
       lines.push_back(line);

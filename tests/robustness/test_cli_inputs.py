@@ -343,7 +343,8 @@ class RealModelTextInputs(unittest.TestCase):
 class ReadAhead(CliCase):
     """A file is read 16 x --batch-size lines ahead, sorted by length into
     batches (--max-batch-tokens bounds them too) and written back in input
-    order; standard input that is a terminal is translated line by line."""
+    order; standard input that is a terminal is translated line by line, and
+    a window never waits for lines that are not there yet (a pipe)."""
 
     def test_windows_restore_input_order(self):
         r = random.Random(5)
@@ -386,6 +387,31 @@ class ReadAhead(CliCase):
                 proc.kill()
             proc.stdout.close()
             proc.stderr.close()
+
+    def test_a_program_on_a_pipe_gets_each_answer_before_its_next_line(self):
+        """A program that writes one line to a pipe and waits for its translation
+        gets it (the read-ahead takes what is there, never waits for a full window),
+        at the default batch size and at 32."""
+        for args in ([], ["--batch-size", "32"]):
+            with self.subTest(args=args):
+                proc = subprocess.Popen([TRANSLATE, "--model", MODELS[self.model], "--threads", "1"] + self.flags()
+                                        + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=subprocess.PIPE)
+                try:
+                    for line in ("5 6 7 3", "8 9 3", "4 3"):
+                        proc.stdin.write((line + "\n").encode())
+                        proc.stdin.flush()
+                        ready, _, _ = select.select([proc.stdout], [], [], 60)
+                        self.assertTrue(ready, "no answer to %r: waiting for a full read-ahead window?" % line)
+                        self.assertEqual(proc.stdout.readline().rstrip(b"\n"), self.alone(line))
+                    proc.stdin.close()
+                    self.assertEqual(proc.wait(timeout=60), 0)
+                finally:
+                    if proc.poll() is None:
+                        proc.kill()
+                    for stream in (proc.stdin, proc.stdout, proc.stderr):
+                        if not stream.closed:
+                            stream.close()
 
 
 class DecodingOptions(CliCase):

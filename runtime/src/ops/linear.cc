@@ -104,6 +104,12 @@ void Dequantize(const MatrixView& w, size_t r, float* row) {
   }
 }
 
+// XNNPACK's weight-packing kernels load whole vectors and may read past the
+// last weight byte (the fuzzer found an x16c8 avx256vnni kernel doing so
+// into the next heap page); a stacked copy ends with this much slack. Weights
+// packed straight from a file have the file's own tables after them.
+constexpr size_t kPackingReadSlack = 64;
+
 bool Stack(const std::vector<LinearView>& parts, WeightType kind, int in, StackedWeights* out) {
   const size_t cols = static_cast<size_t>(in);
   bool any_bias = false;
@@ -116,14 +122,14 @@ bool Stack(const std::vector<LinearView>& parts, WeightType kind, int in, Stacke
   const size_t elements = rows * cols;
   if (elements / cols != rows) return false;
   if (kind == WeightType::kInt8) {
-    out->i8.resize(elements);
+    out->i8.resize(elements + kPackingReadSlack);
     out->scales.resize(rows);
   } else if (kind == WeightType::kInt4) {
     // Every part has the operator's block size (Configure), and cols is a multiple of it.
-    out->nibbles.resize(elements / 2);
+    out->nibbles.resize(elements / 2 + kPackingReadSlack);
     out->block_scales.resize(rows * (cols / static_cast<size_t>(parts.front().weight.block_size)));
   } else {
-    out->f32.resize(elements);
+    out->f32.resize(elements + kPackingReadSlack / sizeof(float));
   }
   if (any_bias) out->bias.assign(rows, 0.0f);
   size_t row = 0;

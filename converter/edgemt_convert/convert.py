@@ -82,7 +82,7 @@ def load_float_model(checkpoint_dir, source_language=None, target_language=None,
             dtype=dtype)
 
     if marian.is_marian(checkpoint_dir):
-        model, notes = marian.load_float_model(checkpoint_dir, metadata(marian.languages(checkpoint_dir)))
+        model, notes = marian.load_float_model(checkpoint_dir, metadata)
         return model, marian.weights_path(checkpoint_dir), notes
     cfg = load_config(checkpoint_dir)
     tok = load_tokenizer(checkpoint_dir, cfg)

@@ -29,7 +29,7 @@ import numpy as np
 
 from . import model_ir as ir
 from .errors import ConversionError
-from .positions import matches_sinusoid
+from .positions import matches_sinusoid, sinusoid_table
 
 CONFIG_NAME = "config.json"
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
@@ -55,18 +55,6 @@ def weights_path(checkpoint_dir):
         if os.path.exists(path):
             return path
     return None
-
-
-def languages(checkpoint_dir):
-    """(source, target) language codes from tokenizer_config.json, "" when unknown."""
-    try:
-        with open(os.path.join(checkpoint_dir, "tokenizer_config.json"), encoding="utf-8") as f:
-            raw = json.load(f)
-    except (OSError, ValueError):
-        return "", ""
-    if not isinstance(raw, dict):
-        return "", ""
-    return tuple(v if isinstance(v, str) else "" for v in (raw.get("source_lang"), raw.get("target_lang")))
 
 
 class Problems:
@@ -380,9 +368,10 @@ def _generation(checkpoint_dir, raw_config, c, problems, notes):
     return banned, beams, max_output
 
 
-def load_float_model(checkpoint_dir, metadata):
+def load_float_model(checkpoint_dir, make_metadata):
     """(float32 model_ir.Model, notes) of a Marian checkpoint directory; one
-    ConversionError lists every problem found."""
+    ConversionError lists every problem found. make_metadata((source, target))
+    gets tokenizer_config.json's language codes ("" when unknown)."""
     problems = Problems(checkpoint_dir)
     notes = []
     raw = _read_json(os.path.join(checkpoint_dir, CONFIG_NAME), problems)
@@ -391,7 +380,11 @@ def load_float_model(checkpoint_dir, metadata):
         raise ConversionError("%s: config.json is not a JSON object" % checkpoint_dir)
     c = _Config(raw, problems)
     tok_config = _read_json(os.path.join(checkpoint_dir, "tokenizer_config.json"), problems, required=False) or {}
-    separate = bool(tok_config.get("separate_vocabs", False)) if isinstance(tok_config, dict) else False
+    if not isinstance(tok_config, dict):
+        tok_config = {}
+    separate = bool(tok_config.get("separate_vocabs", False))
+    languages = tuple(v if isinstance(v, str) else "" for v in (tok_config.get("source_lang"),
+                                                                tok_config.get("target_lang")))
     if separate and c.share_embeddings:
         problems.add("tokenizer_config.json says separate_vocabs, config.json share_encoder_decoder_embeddings")
 
@@ -444,7 +437,6 @@ def load_float_model(checkpoint_dir, metadata):
             notes.append("positions: model.%s.embed_positions differs from the sinusoid by up to %.3g; "
                          "stored as Learned tables" % (side, diff))
     if any(t is not None for t in positions.values()):
-        from .positions import sinusoid_table
         exact = sinusoid_table(c.max_positions, d, layout)
         positions = {s: np.ascontiguousarray(t if t is not None else exact) for s, t in positions.items()}
         position_encoding = ir.POS_LEARNED
@@ -505,5 +497,5 @@ def load_float_model(checkpoint_dir, metadata):
                            layers=enc_layers),
         decoder=ir.Decoder(token_embedding=ir.Tensor(tgt_emb), positions=positions.get("decoder"), layers=dec_layers,
                            final_norm=None, output_projection=projection),
-        tokenizer=tokenizer, metadata=metadata, format_minor=ir.FORMAT_MINOR_VOCABULARY)
+        tokenizer=tokenizer, metadata=make_metadata(languages), format_minor=ir.FORMAT_MINOR_VOCABULARY)
     return model, notes

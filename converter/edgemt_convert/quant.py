@@ -88,6 +88,11 @@ class Int8Linear:
 
     def __call__(self, x):
         xd, _, si = quantize_input(x)
+        return self.product(xd, si)
+
+    def product(self, xd, si):
+        """The GEMM and its float32 epilogue on quantized rows: xd = xq - z
+        [..., in] (float32 integers), si the row scales [...]."""
         acc = self.gemm(xd)                               # float32(acc)
         y = (acc * si.unsqueeze(-1)) * self.s
         if self.b is not None:

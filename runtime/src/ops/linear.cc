@@ -8,9 +8,16 @@
 #include <utility>
 #include <vector>
 
+#include "ops/linear_trace.h"
 #include "profiler.h"
 
 namespace edgemt {
+
+namespace {
+std::atomic<LinearTracer*> linear_tracer{nullptr};
+}  // namespace
+
+void SetLinearTracer(LinearTracer* tracer) { linear_tracer.store(tracer, std::memory_order_release); }
 
 LinearOp::~LinearOp() {
   if (op_ != nullptr) xnn_delete_operator(op_);
@@ -342,7 +349,18 @@ Status LinearOp::Run(const float* in, size_t rows, float* out, const LinearScrat
                  : xnn_setup_fully_connected_nc_qd8_f32_qb4w(op_, scratch.input, out, scratch.params);
   }
   if (status == xnn_status_success) status = xnn_run_operator(op_, threads);
-  return status == xnn_status_success ? Status::Ok() : RunFailed(status);
+  if (status != xnn_status_success) return RunFailed(status);
+  if (LinearTracer* tracer = linear_tracer.load(std::memory_order_acquire)) {
+    LinearCall call;
+    call.op = this;
+    call.rows = rows;
+    call.input = in;
+    call.quantized = scratch.input;
+    call.params = scratch.params;
+    call.output = out;
+    tracer->Traced(call);
+  }
+  return Status::Ok();
 }
 
 }  // namespace edgemt

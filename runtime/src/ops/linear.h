@@ -67,6 +67,8 @@ class LinearOp {
   // The type the operator runs in.
   WeightType kind() const { return kind_; }
   bool quantizes_input() const { return kind_ != WeightType::kFloat32; }
+  // Whether the GEMM clamps its output at zero.
+  bool fuses_relu() const { return fuse_relu_; }
   // The layers this operator computes (one unless fused).
   const std::vector<LinearView>& parts() const { return parts_; }
   // Bytes of weights it reads from the model file.

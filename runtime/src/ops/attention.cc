@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ops/exp.h"
 #include "ops/vectorize.h"
 
 namespace edgemt {
@@ -17,10 +18,7 @@ inline float Dot(const float* a, const float* b, size_t n) {
     for (size_t j = 0; j < kDotLanes; ++j) partial[j] += a[i + j] * b[i + j];
   }
   for (size_t j = 0; i < n; ++i, ++j) partial[j] += a[i] * b[i];
-  for (size_t width = kDotLanes / 2; width > 0; width /= 2) {
-    for (size_t j = 0; j < width; ++j) partial[j] += partial[j + width];
-  }
-  return partial[0];
+  return AddLanes(partial);
 }
 
 }  // namespace
@@ -32,21 +30,23 @@ void AttendOneQuery(const AttentionShape& shape, const float* q, const float* k,
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   for (size_t h = 0; h < shape.num_heads; ++h) {
     const float* qh = q + h * dh;
-    float max_score = -std::numeric_limits<float>::infinity();
+    const float masked = -std::numeric_limits<float>::infinity();
+    float max_score = masked;
     for (size_t j = 0; j < num_keys; ++j) {
-      if (key_mask != nullptr && key_mask[j] == 0) continue;
+      if (key_mask != nullptr && key_mask[j] == 0) {
+        scores[j] = masked;
+        continue;
+      }
       scores[j] = Dot(qh, k + j * shape.kv_stride + h * dh, dh) * scale;
       if (scores[j] > max_score) max_score = scores[j];
     }
     float* oh = out + h * dh;
     for (size_t i = 0; i < dh; ++i) oh[i] = 0.0f;
-    if (max_score == -std::numeric_limits<float>::infinity()) continue;  // no visible key
+    if (max_score == masked) continue;  // no visible key
+    // A loop of its own, so that it vectorizes; a masked key's weight is 0.
+    for (size_t j = 0; j < num_keys; ++j) scores[j] = ExpNonPositive(scores[j] - max_score);
     float sum = 0.0f;
-    for (size_t j = 0; j < num_keys; ++j) {
-      if (key_mask != nullptr && key_mask[j] == 0) continue;
-      scores[j] = std::exp(scores[j] - max_score);
-      sum += scores[j];
-    }
+    for (size_t j = 0; j < num_keys; ++j) sum += scores[j];
     const float inv_sum = 1.0f / sum;
     for (size_t j = 0; j < num_keys; ++j) {
       if (key_mask != nullptr && key_mask[j] == 0) continue;

@@ -16,7 +16,18 @@
 
 namespace edgemt {
 
-// Lanes of partial sums in a dot product: a 512-bit register of floats.
+// Lanes of partial sums in a dot product or a row sum: a 512-bit register
+// of floats. One running sum would be a chain of dependent adds (4 cycles
+// each); kDotLanes independent ones vectorize.
 constexpr size_t kDotLanes = 16;
+
+// The kDotLanes partial sums added pairwise: the total, in an order that
+// does not depend on the instruction set.
+inline float AddLanes(float* partial) {
+  for (size_t width = kDotLanes / 2; width > 0; width /= 2) {
+    for (size_t j = 0; j < width; ++j) partial[j] += partial[j + width];
+  }
+  return partial[0];
+}
 
 }  // namespace edgemt

@@ -1,0 +1,106 @@
+// The hand-written float kernels (ops/exp.h, ops/layer_norm.h,
+// ops/attention.h) against the same formulas in double precision, at
+// widths that are and are not multiples of their vector lanes.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "lcg.h"
+#include "ops/attention.h"
+#include "ops/exp.h"
+#include "ops/layer_norm.h"
+
+namespace {
+
+using edgemt::testing::Lcg;
+
+std::vector<float> RandomVector(Lcg& lcg, size_t n, float lo, float hi) {
+  std::vector<float> v(n);
+  for (float& x : v) x = lcg.Float(lo, hi);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("ExpNonPositive is exp within two float ulps, 1 at 0 and 0 below the normal range") {
+  CHECK(edgemt::ExpNonPositive(0.0f) == 1.0f);
+  CHECK(edgemt::ExpNonPositive(-88.0f) == 0.0f);
+  CHECK(edgemt::ExpNonPositive(-std::numeric_limits<float>::infinity()) == 0.0f);
+  CHECK(edgemt::ExpNonPositive(std::numeric_limits<float>::quiet_NaN()) == 0.0f);
+  double worst = 0.0;
+  for (float x = 0.0f; x > -87.0f; x -= 0.000731f) {
+    const double exact = std::exp(static_cast<double>(x));
+    worst = std::max(worst, std::fabs(edgemt::ExpNonPositive(x) - exact) / exact);
+  }
+  CHECK(worst <= 2.0 * 0x1p-24);
+}
+
+TEST_CASE("LayerNorm and AddLayerNorm follow the formula") {
+  Lcg lcg(5);
+  for (size_t d : {size_t{7}, size_t{16}, size_t{100}, size_t{256}}) {
+    const size_t rows = 3;
+    std::vector<float> x = RandomVector(lcg, rows * d, -4.0f, 6.0f);
+    std::vector<float> residual = RandomVector(lcg, rows * d, -1.0f, 1.0f);
+    std::vector<float> gamma = RandomVector(lcg, d, 0.5f, 1.5f), beta = RandomVector(lcg, d, -0.5f, 0.5f);
+    std::vector<float> normed(rows * d), added(rows * d);
+    edgemt::LayerNorm(x.data(), rows, d, gamma.data(), beta.data(), 1e-5f, normed.data());
+    edgemt::AddLayerNorm(x.data(), residual.data(), rows, d, gamma.data(), beta.data(), 1e-5f, added.data());
+    for (int with_residual = 0; with_residual < 2; ++with_residual) {
+      const std::vector<float>& got = with_residual ? added : normed;
+      for (size_t r = 0; r < rows; ++r) {
+        double mean = 0.0, var = 0.0;
+        std::vector<double> row(d);
+        for (size_t i = 0; i < d; ++i) row[i] = static_cast<double>(x[r * d + i]) + (with_residual ? residual[r * d + i] : 0.0f);
+        for (double v : row) mean += v / static_cast<double>(d);
+        for (double v : row) var += (v - mean) * (v - mean) / static_cast<double>(d);
+        for (size_t i = 0; i < d; ++i) {
+          const double expected = (row[i] - mean) / std::sqrt(var + 1e-5) * gamma[i] + beta[i];
+          CHECK(std::fabs(got[r * d + i] - expected) <= 1e-5 * (1.0 + std::fabs(expected)));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("AttendOneQuery is the softmax-weighted sum of the visible values of each head") {
+  Lcg lcg(9);
+  const size_t heads = 3, dh = 20, keys = 11, stride = heads * dh + 4;  // a stride wider than the row
+  std::vector<float> q = RandomVector(lcg, heads * dh, -1.0f, 1.0f);
+  std::vector<float> k = RandomVector(lcg, keys * stride, -1.0f, 1.0f);
+  std::vector<float> v = RandomVector(lcg, keys * stride, -2.0f, 2.0f);
+  std::vector<uint8_t> mask(keys, 1);
+  mask[2] = mask[keys - 1] = 0;
+  k[2 * stride] = 1000.0f;  // a masked key that would dominate the softmax
+  std::vector<float> scores(keys), out(heads * dh);
+  edgemt::AttendOneQuery({heads, dh, stride}, q.data(), k.data(), v.data(), keys, mask.data(), scores.data(),
+                         out.data());
+  for (size_t h = 0; h < heads; ++h) {
+    std::vector<double> weight(keys, 0.0);
+    double maximum = -1e300, sum = 0.0;
+    for (size_t j = 0; j < keys; ++j) {
+      if (!mask[j]) continue;
+      double dot = 0.0;
+      for (size_t i = 0; i < dh; ++i) dot += static_cast<double>(q[h * dh + i]) * k[j * stride + h * dh + i];
+      weight[j] = dot / std::sqrt(static_cast<double>(dh));
+      maximum = std::max(maximum, weight[j]);
+    }
+    for (size_t j = 0; j < keys; ++j) {
+      weight[j] = mask[j] ? std::exp(weight[j] - maximum) : 0.0;
+      sum += weight[j];
+    }
+    for (size_t i = 0; i < dh; ++i) {
+      double expected = 0.0;
+      for (size_t j = 0; j < keys; ++j) expected += weight[j] / sum * v[j * stride + h * dh + i];
+      CHECK(std::fabs(out[h * dh + i] - expected) <= 1e-5);
+    }
+  }
+  // No visible key: zeros.
+  std::vector<uint8_t> none(keys, 0);
+  edgemt::AttendOneQuery({heads, dh, stride}, q.data(), k.data(), v.data(), keys, none.data(), scores.data(),
+                         out.data());
+  for (float x : out) CHECK(x == 0.0f);
+}

@@ -394,7 +394,36 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
     any_int8 = any_int8 || attention_int8(layer.self_attention) || attention_int8(layer.cross_attention) ||
                feed_forward_int8(layer.feed_forward);
   weights->is_int8 = any_int8;
-  return Status::Ok();
+  return CheckPackingSlack(*weights, data + size);
+}
+
+Status CheckPackingSlack(const ModelWeights& weights, const uint8_t* end) {
+  auto check = [end](const LinearView& linear, const char* what) -> Status {
+    const auto* last = static_cast<const uint8_t*>(linear.weight.data) + linear.weight.bytes();
+    if (end - last < static_cast<std::ptrdiff_t>(kPackingReadSlack))
+      return Invalid(std::string("a Linear weight (") + what + ") ends " + std::to_string(end - last) +
+                     " bytes before the end of the file; at least " + std::to_string(kPackingReadSlack) +
+                     " must follow it (edgemt-convert's files have more)");
+    return Status::Ok();
+  };
+  auto attention = [&](const AttentionView& a, const char* what) -> Status {
+    for (const LinearView* linear : {&a.query, &a.key, &a.value, &a.output}) EDGEMT_RETURN_IF_ERROR(check(*linear, what));
+    return Status::Ok();
+  };
+  auto feed_forward = [&](const FeedForwardView& f, const char* what) -> Status {
+    EDGEMT_RETURN_IF_ERROR(check(f.up, what));
+    return check(f.down, what);
+  };
+  for (const EncoderLayerView& layer : weights.encoder_layers) {
+    EDGEMT_RETURN_IF_ERROR(attention(layer.self_attention, "encoder self-attention"));
+    EDGEMT_RETURN_IF_ERROR(feed_forward(layer.feed_forward, "encoder feed-forward"));
+  }
+  for (const DecoderLayerView& layer : weights.decoder_layers) {
+    EDGEMT_RETURN_IF_ERROR(attention(layer.self_attention, "decoder self-attention"));
+    EDGEMT_RETURN_IF_ERROR(attention(layer.cross_attention, "decoder cross-attention"));
+    EDGEMT_RETURN_IF_ERROR(feed_forward(layer.feed_forward, "decoder feed-forward"));
+  }
+  return check(weights.output_projection, "output projection");
 }
 
 }  // namespace edgemt

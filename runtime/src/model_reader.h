@@ -17,4 +17,8 @@ constexpr uint16_t kFormatMinor = 2;  // the newest minor version this runtime k
 // scales. On success `weights` points into `data`.
 Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights);
 
+// Whether every Linear weight has kPackingReadSlack bytes before `end`, the
+// end of the buffer it lies in (ReadModel checks it last).
+Status CheckPackingSlack(const ModelWeights& weights, const uint8_t* end);
+
 }  // namespace edgemt

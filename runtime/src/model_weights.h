@@ -13,6 +13,13 @@ namespace edgemt {
 // kInt4: Linear weights only (docs/int4.md).
 enum class WeightType { kFloat32, kInt8, kInt4 };
 
+// XNNPACK's weight-packing kernels load whole vectors and may read past the
+// last weight byte (the fuzzer found an x16c8 avx256vnni kernel doing so into
+// the next page). Every Linear weight has at least this many readable bytes
+// after it: the reader requires them in the file, LinearOp's stacked copies
+// add them.
+constexpr size_t kPackingReadSlack = 64;
+
 // A [rows, cols] matrix (a vector has cols == 1).
 struct MatrixView {
   WeightType type = WeightType::kFloat32;

@@ -111,11 +111,6 @@ void Dequantize(const MatrixView& w, size_t r, float* row) {
   }
 }
 
-// XNNPACK's weight-packing kernels load whole vectors and may read past the
-// last weight byte (the fuzzer found an x16c8 avx256vnni kernel doing so
-// into the next heap page); a stacked copy ends with this much slack. Weights
-// packed straight from a file have the file's own tables after them.
-constexpr size_t kPackingReadSlack = 64;
 
 bool Stack(const std::vector<LinearView>& parts, WeightType kind, int in, StackedWeights* out) {
   const size_t cols = static_cast<size_t>(in);

@@ -1,5 +1,7 @@
 #include "workspace.h"
 
+#include "ops/linear.h"
+
 #include <algorithm>
 
 namespace edgemt {
@@ -20,7 +22,7 @@ void PlanStack(size_t rows, size_t d, size_t d_ff, size_t longest_keys, size_t t
   if (int8) {
     // XNNPACK's kernels may read XNN_EXTRA_BYTES past their input.
     layout->Add(&buffers->input8, rows * std::max(d, d_ff) + XNN_EXTRA_BYTES);
-    layout->Add(&buffers->input8_params, rows + XNN_EXTRA_QUANTIZATION_PARAMS);
+    layout->Add(&buffers->input8_params, rows + kQuantizationParamsPadding);
   }
 }
 

@@ -33,7 +33,7 @@ struct StackBuffers {
   float* hidden = nullptr;  // [rows, d_ff]
   float* scores = nullptr;  // [threads, longest key sequence]
   int8_t* input8 = nullptr;   // int8 GEMM input rows [rows, max(d, d_ff)]
-  xnn_quantization_params* input8_params = nullptr;  // [rows + XNN_EXTRA_QUANTIZATION_PARAMS]
+  xnn_quantization_params* input8_params = nullptr;  // [rows + kQuantizationParamsPadding]
 };
 
 struct Workspace {

@@ -1,5 +1,6 @@
 // int4 Linear layers (docs/int4.md): the runtime's product against the
-// document's formula evaluated in double, fused int4 layers, a fused group
+// document's formula evaluated in double, the quantization parameters'
+// padding (int8 too), fused int4 layers, a fused group
 // mixing int4 and int8 (run in float), and the reader's checks of Int4
 // tensors.
 #include <doctest/doctest.h>
@@ -110,7 +111,7 @@ struct Scratch {
   LinearScratch view;
   Scratch(int rows, int cols) {
     input.assign(static_cast<size_t>(rows) * cols + XNN_EXTRA_BYTES, 0);
-    params.assign(static_cast<size_t>(rows) + XNN_EXTRA_QUANTIZATION_PARAMS, xnn_quantization_params{0, 1.0f});
+    params.assign(static_cast<size_t>(rows) + kQuantizationParamsPadding, xnn_quantization_params{0, 1.0f});
     view.input = input.data();
     view.params = params.data();
   }
@@ -171,10 +172,48 @@ TEST_CASE("an int4 Linear computes docs/int4.md's formula") {
       REQUIRE(op.kind() == WeightType::kInt4);
       const Status packed = op.Pack(nullptr);
       REQUIRE_MESSAGE(packed.ok(), packed.ToString());
-      for (int rows : {1, 3, 7}) {
+      for (int rows : {1, 2, 3, 7}) {
         INFO("block " << block << ", relu " << relu << ", rows " << rows);
         const std::vector<float> x = RandomInput(rows, 256, 5u + static_cast<uint32_t>(rows));
         CheckAgainstFormula({&w}, x, rows, Run(op, x, rows), relu);
+      }
+    }
+  }
+}
+
+TEST_CASE("past the last row, the quantization parameters repeat its own for kernels of up to 16 rows") {
+  // XNNPACK's convert pads 10 entries; its 14- and 16-row kernels read 15
+  // (ops/linear.h). On a CPU whose kernels have fewer rows the formula test
+  // above passes either way: this checks the padding itself.
+  XnnpackReady ready;
+  const Int4Weight w4(32, 64, 32, 21);
+  std::vector<int8_t> q8(32 * 64, 3);
+  std::vector<float> s8(32, 0.01f), bias8(32, 0.0f);
+  LinearView int8_view;
+  int8_view.weight.type = WeightType::kInt8;
+  int8_view.weight.rows = 32;
+  int8_view.weight.cols = 64;
+  int8_view.weight.data = q8.data();
+  int8_view.weight.scales = s8.data();
+  int8_view.bias = bias8.data();
+  for (const LinearView& view : {w4.View(), int8_view}) {
+    LinearOp op;
+    op.Configure(view, false, "test");
+    REQUIRE(op.Pack(nullptr).ok());
+    for (int rows : {1, 2, 3, 4}) {
+      CAPTURE(rows);
+      Scratch scratch(rows, 64);
+      std::fill(scratch.params.begin(), scratch.params.end(), xnn_quantization_params{-99, 7.0f});
+      const std::vector<float> x = RandomInput(rows, 64, 30u + static_cast<uint32_t>(rows));
+      std::vector<float> y(static_cast<size_t>(rows) * 32);
+      REQUIRE(op.Run(x.data(), static_cast<size_t>(rows), y.data(), scratch.view, nullptr, nullptr).ok());
+      REQUIRE(scratch.params.size() == static_cast<size_t>(rows) + kQuantizationParamsPadding);
+      const xnn_quantization_params last = scratch.params[static_cast<size_t>(rows) - 1];
+      CHECK(last.scale != 7.0f);
+      for (size_t i = static_cast<size_t>(rows); i < scratch.params.size(); ++i) {
+        CAPTURE(i);
+        CHECK(scratch.params[i].zero_point == last.zero_point);
+        CHECK(scratch.params[i].scale == last.scale);
       }
     }
   }

@@ -237,6 +237,8 @@ struct Translator::Impl {
     rule.top_p = decode.sampling_topp;
     rule.temperature = decode.sampling_temperature;
     rule.banned = ModelBans(config, /*greedy=*/!sampling);
+    SamplingRule before_min_length = rule;  // </s> is banned until min_length tokens
+    before_min_length.banned.Add(config.eos_id);
     // Each step computes the unfinished sentences only: row r continues
     // sentence row_slots[r], and a sentence that finishes leaves the rows.
     size_t rows = count;
@@ -255,8 +257,7 @@ struct Translator::Impl {
       for (size_t r = 0; r < rows; ++r) {
         const size_t s = static_cast<size_t>(workspace.row_slots[r]);
         const int32_t produced = workspace.output_lengths[s];
-        SamplingRule row_rule = rule;
-        if (produced < decode.min_length) row_rule.banned.Add(config.eos_id);
+        const SamplingRule& row_rule = produced < decode.min_length ? before_min_length : rule;
         const float* logits = workspace.logits + r * vocab;
         const int32_t next = sampling ? SampleToken(logits, vocab, row_rule, &workspace.sampler_states[s],
                                                     workspace.sample_probs, workspace.sample_ids)

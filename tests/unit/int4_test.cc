@@ -71,6 +71,19 @@ struct Int4Weight {
   }
 };
 
+// An int8 weight [rows, cols] over caller-owned arrays.
+LinearView Int8View(int rows, int cols, const std::vector<int8_t>& q, const std::vector<float>& scales,
+                    const std::vector<float>& bias) {
+  LinearView view;
+  view.weight.type = WeightType::kInt8;
+  view.weight.rows = rows;
+  view.weight.cols = cols;
+  view.weight.data = q.data();
+  view.weight.scales = scales.data();
+  view.bias = bias.data();
+  return view;
+}
+
 // docs/int8.md's per-row input quantization, in float32 as written there.
 struct QuantizedRow {
   std::vector<int> xq;  // the int8 values, zero point included
@@ -189,14 +202,7 @@ TEST_CASE("past the last row, the quantization parameters repeat its own for ker
   const Int4Weight w4(32, 64, 32, 21);
   std::vector<int8_t> q8(32 * 64, 3);
   std::vector<float> s8(32, 0.01f), bias8(32, 0.0f);
-  LinearView int8_view;
-  int8_view.weight.type = WeightType::kInt8;
-  int8_view.weight.rows = 32;
-  int8_view.weight.cols = 64;
-  int8_view.weight.data = q8.data();
-  int8_view.weight.scales = s8.data();
-  int8_view.bias = bias8.data();
-  for (const LinearView& view : {w4.View(), int8_view}) {
+  for (const LinearView& view : {w4.View(), Int8View(32, 64, q8, s8, bias8)}) {
     LinearOp op;
     op.Configure(view, false, "test");
     REQUIRE(op.Pack(nullptr).ok());
@@ -238,14 +244,7 @@ TEST_CASE("a fused group mixing int4 and int8 (or int4 block sizes) runs in floa
   std::vector<float> s8(32), bias8(32, 0.25f);
   for (size_t i = 0; i < q8.size(); ++i) q8[i] = static_cast<int8_t>(static_cast<int>(i * 37 % 255) - 127);
   for (size_t r = 0; r < s8.size(); ++r) s8[r] = 0.001f * static_cast<float>(r + 1);
-  LinearView int8_part;
-  int8_part.weight.type = WeightType::kInt8;
-  int8_part.weight.rows = 32;
-  int8_part.weight.cols = 64;
-  int8_part.weight.data = q8.data();
-  int8_part.weight.scales = s8.data();
-  int8_part.bias = bias8.data();
-  for (const LinearView& second : {int8_part, other_block.View()}) {
+  for (const LinearView& second : {Int8View(32, 64, q8, s8, bias8), other_block.View()}) {
     LinearOp op;
     op.Configure({a.View(), second}, "test");
     REQUIRE(op.kind() == WeightType::kFloat32);

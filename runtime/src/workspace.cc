@@ -1,8 +1,8 @@
 #include "workspace.h"
 
-#include "ops/linear.h"
-
 #include <algorithm>
+
+#include "ops/quantization_params.h"
 
 namespace edgemt {
 namespace {

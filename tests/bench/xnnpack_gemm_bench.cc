@@ -33,7 +33,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +42,7 @@
 #include <vector>
 
 #include "lcg.h"
+#include "ops/quantization_params.h"
 
 namespace {
 
@@ -121,10 +121,6 @@ LinearOps Create(const Shape& s, Kind kind, Lcg* lcg) {
   return op;
 }
 
-// As the runtime pads them (kQuantizationParamsPadding, runtime/src/ops/linear.h):
-// XNNPACK's kernels of up to 16 rows read that many rows' parameters.
-constexpr size_t kParamsPadding = 16;
-
 struct Buffers {
   std::vector<int8_t> in8;
   std::vector<xnn_quantization_params> params;
@@ -138,7 +134,7 @@ inline void Run(const LinearOps& op, Kind kind, size_t rows, size_t in, Buffers*
     if (status == xnn_status_success)
       status = xnn_setup_convert_nc_f32_qd8(op.quantize, b->in32.data(), b->in8.data(), b->params.data());
     if (status == xnn_status_success) status = xnn_run_operator(op.quantize, pool);
-    std::fill(&b->params[rows], &b->params[rows] + kParamsPadding, b->params[rows - 1]);
+    edgemt::PadQuantizationParams(b->params.data(), rows);  // as the runtime does
   }
   if (kind == Kind::kInt4) {
     if (status == xnn_status_success) status = xnn_reshape_fully_connected_nc_qd8_f32_qb4w(op.fc, rows, pool);
@@ -310,7 +306,7 @@ int main(int argc, char** argv) {
   for (const Kind kind : dtypes) {
     for (const Shape& s : distinct) {
       b.in8.assign(max_rows * s.in + XNN_EXTRA_BYTES, 0);
-      b.params.assign(max_rows + kParamsPadding, xnn_quantization_params{0, 1.0f});
+      b.params.assign(max_rows + edgemt::kQuantizationParamsPadding, xnn_quantization_params{0, 1.0f});
       b.in32.resize(max_rows * s.in);
       for (float& v : b.in32) v = static_cast<float>(lcg.Next() % 2001) / 1000.0f - 1.0f;
       b.out32.assign(max_rows * s.out, 0.0f);
@@ -353,7 +349,7 @@ int main(int argc, char** argv) {
         }
       }
       b.in8.assign(max_rows * max_in + XNN_EXTRA_BYTES, 0);
-      b.params.assign(max_rows + kParamsPadding, xnn_quantization_params{0, 1.0f});
+      b.params.assign(max_rows + edgemt::kQuantizationParamsPadding, xnn_quantization_params{0, 1.0f});
       b.in32.resize(max_rows * max_in);
       for (float& v : b.in32) v = static_cast<float>(lcg.Next() % 2001) / 1000.0f - 1.0f;
       b.out32.assign(max_rows * max_out, 0.0f);

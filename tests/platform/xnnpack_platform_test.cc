@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "lcg.h"
+#include "ops/quantization_params.h"
 
 #if defined(__linux__) && (defined(__arm__) || defined(__aarch64__))
 #include <sys/auxv.h>
@@ -186,14 +187,12 @@ TEST_CASE("qd8 conversion and qd8 x qc8w fully-connected match the scalar int8 r
   REQUIRE(xnn_create_fully_connected_nc_qd8_f32_qc8w(kIn, kOut, kIn, kOut, s.data(), q.data(), b.data(), -inf, inf,
                                                      /*flags*/ 0, nullptr, nullptr, &fc) == xnn_status_success);
   std::vector<int8_t> xq(kRows * kIn + XNN_EXTRA_BYTES, 0);
-  // Padded as the runtime pads them (runtime/src/ops/linear.h): kernels of
-  // up to 16 rows read that many rows' parameters.
-  std::vector<xnn_quantization_params> params(kRows + 16);
+  std::vector<xnn_quantization_params> params(kRows + edgemt::kQuantizationParamsPadding);
   std::vector<float> got(kRows * kOut, 0.0f);
   REQUIRE(xnn_reshape_convert_nc_f32_qd8(convert, kRows, kIn, kIn, kIn, pool) == xnn_status_success);
   REQUIRE(xnn_setup_convert_nc_f32_qd8(convert, x.data(), xq.data(), params.data()) == xnn_status_success);
   REQUIRE(xnn_run_operator(convert, pool) == xnn_status_success);
-  std::fill(params.begin() + kRows, params.end(), params[kRows - 1]);
+  edgemt::PadQuantizationParams(params.data(), kRows);  // as the runtime does
   REQUIRE(xnn_reshape_fully_connected_nc_qd8_f32_qc8w(fc, kRows, pool) == xnn_status_success);
   REQUIRE(xnn_setup_fully_connected_nc_qd8_f32_qc8w(fc, xq.data(), got.data(), params.data()) == xnn_status_success);
   REQUIRE(xnn_run_operator(fc, pool) == xnn_status_success);

@@ -196,8 +196,8 @@ TEST_CASE("an int4 Linear computes docs/int4.md's formula") {
 
 TEST_CASE("past the last row, the quantization parameters repeat its own for kernels of up to 16 rows") {
   // XNNPACK's convert pads 10 entries; its 14- and 16-row kernels read 15
-  // (ops/linear.h). On a CPU whose kernels have fewer rows the formula test
-  // above passes either way: this checks the padding itself.
+  // (ops/quantization_params.h). On a CPU whose kernels have fewer rows the
+  // formula test above passes either way: this checks the padding itself.
   XnnpackReady ready;
   const Int4Weight w4(32, 64, 32, 21);
   std::vector<int8_t> q8(32 * 64, 3);

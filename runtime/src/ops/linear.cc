@@ -339,7 +339,7 @@ Status LinearOp::Run(const float* in, size_t rows, float* out, const LinearScrat
   if (status == xnn_status_success) status = xnn_setup_convert_nc_f32_qd8(quantize_op_, in, scratch.input, scratch.params);
   if (status == xnn_status_success) status = xnn_run_operator(quantize_op_, threads);
   if (status == xnn_status_success) {
-    std::fill(scratch.params + rows, scratch.params + rows + kQuantizationParamsPadding, scratch.params[rows - 1]);
+    PadQuantizationParams(scratch.params, rows);
     status = kind_ == WeightType::kInt8
                  ? xnn_setup_fully_connected_nc_qd8_f32_qc8w(op_, scratch.input, out, scratch.params)
                  : xnn_setup_fully_connected_nc_qd8_f32_qb4w(op_, scratch.input, out, scratch.params);

@@ -23,20 +23,10 @@
 #include "edgemt/status.h"
 #include "edgemt/translator.h"
 #include "model_weights.h"
+#include "ops/quantization_params.h"
 #include "packed_weights.h"
 
 namespace edgemt {
-
-// Entries of quantization parameters past the last row. XNNPACK's kernels
-// for mr rows read the parameters of all mr, the missing rows aliasing the
-// last one and stored after it, so entries rows .. rows + mr - 2 must repeat
-// the last row's. Its convert pads only XNN_EXTRA_QUANTIZATION_PARAMS (10)
-// entries, while the kernels it picks go up to 16 rows (int4 14x16c8 on
-// AVX-512 VNNI + GFNI CPUs, Zen 5 among them; int8 16x64c4 on AMX CPUs
-// when XNNPACK is built with GCC 13+ or clang 15+, which ours with GCC 12
-// is not): with 2 or 3 rows the last row took a stray entry's zero point
-// and scale.
-constexpr size_t kQuantizationParamsPadding = 16;
 
 // Scratch for the int8 and int4 paths: the quantized input rows and their parameters.
 struct LinearScratch {

@@ -49,35 +49,6 @@ if(TARGET edgemt-translate)
   install(TARGETS edgemt-translate RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 
-# A prefix to copy to a device: SentencePiece's shared library with its own
-# dependencies (Debian ships no static archive of it; XNNPACK, pthreadpool
-# and cpuinfo are inside libedgemt) installed beside libedgemt, found by the installed programs through their
-# RPATH ($ORIGIN/../lib). On by default when cross-compiling (the libraries
-# come from the sysroot); the device needs only its libc and libstdc++ (GCC 12
-# or newer, e.g. Debian 12 / Raspberry Pi OS bookworm).
-option(EDGEMT_INSTALL_RUNTIME_DEPS
-  "Install the dependencies' shared libraries with EdgeMT (a self-contained prefix for a device)"
-  ${CMAKE_CROSSCOMPILING})
-if(EDGEMT_INSTALL_RUNTIME_DEPS)
-  set(_edgemt_runtime_libs "")
-  if(EDGEMT_WITH_SENTENCEPIECE)
-    list(APPEND _edgemt_runtime_libs ${SENTENCEPIECE_LIBRARY})
-  endif()
-  foreach(_lib IN LISTS _edgemt_runtime_libs)
-    # libX.so -> libX.so.0 (-> libX.so.0.0.0): the runtime names, links kept.
-    get_filename_component(_dir ${_lib} DIRECTORY)
-    get_filename_component(_name ${_lib} NAME)
-    file(GLOB _files ${_dir}/${_name}.*)
-    install(FILES ${_files} DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  endforeach()
-  foreach(_target edgemt edgemt-translate)
-    if(TARGET ${_target})
-      file(RELATIVE_PATH _rel /${CMAKE_INSTALL_BINDIR} /${CMAKE_INSTALL_LIBDIR})
-      set_property(TARGET ${_target} APPEND PROPERTY INSTALL_RPATH "$ORIGIN/${_rel}")
-    endif()
-  endforeach()
-endif()
-
 install(EXPORT EdgeMTTargets NAMESPACE EdgeMT:: DESTINATION ${EDGEMT_INSTALL_CMAKEDIR})
 
 get_target_property(_edgemt_type edgemt TYPE)
@@ -99,12 +70,8 @@ install(FILES ${PROJECT_BINARY_DIR}/EdgeMTConfig.cmake ${PROJECT_BINARY_DIR}/Edg
 # pkg-config: paths relative to the .pc file, so that --prefix at install
 # time is honoured. A static library lists its dependencies in Libs (a plain
 # `pkg-config --libs edgemt` then links), a shared one in Libs.private.
-# XNNPACK, pthreadpool and cpuinfo are inside libedgemt.
-set(EDGEMT_PC_DEPS "")
-if(EDGEMT_WITH_SENTENCEPIECE)
-  string(APPEND EDGEMT_PC_DEPS "-lsentencepiece ")
-endif()
-string(APPEND EDGEMT_PC_DEPS "-pthread -lm")
+# XNNPACK, pthreadpool, cpuinfo and SentencePiece are inside libedgemt.
+set(EDGEMT_PC_DEPS "-pthread -lm")
 if(EDGEMT_STATIC_LIBRARY)
   # The archive by its path: -ledgemt would pick libedgemt.so, which exports the C API only.
   set(EDGEMT_PC_LIBS "\${libdir}/libedgemt.a ${EDGEMT_PC_DEPS}")

@@ -10,8 +10,12 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 model="${1:-$root/models/multi30k-ende.int8.edgemt}"
 
-"$root/tools/install-deps.sh"
-cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+# Only what the demo needs: the packages that build the CLI, and the native
+# libraries for this machine (the first configure builds them, a few
+# minutes; the ARM ones wait for a cross build or tests/run.sh).
+"$root/tools/install-deps.sh" build
+[ ! -d "$model" ] || "$root/tools/install-deps.sh" convert
+cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=Release -DEDGEMT_BUILD_TESTS=OFF -DEDGEMT_PYTHON=OFF >/dev/null
 cmake --build "$root/build" -j "$(nproc)" --target edgemt-translate >/dev/null
 
 if [ -d "$model" ]; then

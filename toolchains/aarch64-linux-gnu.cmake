@@ -7,8 +7,8 @@
 #   build-arm64/run-on-host build-arm64/bin/PROGRAM ARGS...
 #
 # Needs g++-aarch64-linux-gnu and qemu-user (tools/install-deps.sh); the
-# first configure downloads Debian's arm64 packages of the dependencies into
-# build-arm64/_sysroot (see debian-cross.cmake and make-sysroot.sh).
+# first configure builds the native libraries for arm64 (tools/kernel-deps.sh
+# arm64, once per machine; see debian-cross.cmake).
 set(EDGEMT_CROSS_TRIPLET aarch64-linux-gnu)
 set(EDGEMT_CROSS_DEBIAN_ARCH arm64)
 set(EDGEMT_CROSS_PROCESSOR aarch64)

@@ -8,8 +8,8 @@
 #   build-armhf/run-on-host build-armhf/bin/PROGRAM ARGS...
 #
 # Needs g++-arm-linux-gnueabihf and qemu-user (tools/install-deps.sh); the
-# first configure downloads Debian's armhf packages of the dependencies into
-# build-armhf/_sysroot (see debian-cross.cmake and make-sysroot.sh).
+# first configure builds the native libraries for armhf (tools/kernel-deps.sh
+# armhf, once per machine; see debian-cross.cmake).
 set(EDGEMT_CROSS_TRIPLET arm-linux-gnueabihf)
 set(EDGEMT_CROSS_DEBIAN_ARCH armhf)
 set(EDGEMT_CROSS_PROCESSOR armv7l)

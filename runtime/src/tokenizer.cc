@@ -8,6 +8,13 @@
 #include <unordered_map>
 #include <utility>
 
+// SentencePiece's logging switch (its util.cc; the public header leaves it
+// out). Its INFO lines, such as "precompiled_charsmap is empty" for every
+// model without a normalization table, are no business of a user's stderr.
+namespace sentencepiece::logging {
+void SetMinLogLevel(int v);
+}  // namespace sentencepiece::logging
+
 namespace edgemt {
 
 struct Tokenizer::Impl {
@@ -22,6 +29,10 @@ struct Tokenizer::Impl {
 };
 
 namespace {
+
+// SentencePiece's API takes its own absl::string_view (a small class of
+// its own in the upstream header that kernel-deps builds from).
+absl::string_view SpmText(std::string_view text) { return absl::string_view(text.data(), text.size()); }
 
 // A multilingual Marian model's target-language token (">>fra<<") at the
 // start of a source text: one piece of its own, as transformers'
@@ -60,6 +71,8 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side si
   const char* what = side == Side::kSource ? "source tokenizer" : "target tokenizer";
   if (bytes.empty())
     return Status(StatusCode::kNotFound, "the model has no tokenizer: translate token ids instead (--input-ids, --output-ids)");
+  static const bool quiet = (sentencepiece::logging::SetMinLogLevel(1), true);  // warnings and errors only
+  (void)quiet;
   auto impl = std::unique_ptr<Impl>(new (std::nothrow) Impl);
   if (!impl) return Status(StatusCode::kResourceExhausted, "out of memory");
   impl->serialized = bytes;
@@ -67,7 +80,7 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side si
     impl->processor = share->impl_->processor;
   } else {
     auto processor = std::make_shared<sentencepiece::SentencePieceProcessor>();
-    const auto loaded = processor->LoadFromSerializedProto(bytes);
+    const auto loaded = processor->LoadFromSerializedProto(SpmText(bytes));
     if (!loaded.ok())
       return Status(StatusCode::kInvalidModel, std::string("the ") + what + " cannot be loaded: " + loaded.ToString());
     impl->processor = std::move(processor);
@@ -111,13 +124,13 @@ Status Tokenizer::Encode(std::string_view text, std::vector<int32_t>* ids) const
     };
     if (code > 0) ids->push_back(id_of(text.substr(0, code)));
     std::vector<std::string> pieces;
-    const auto status = impl_->processor->Encode(text.substr(code), &pieces);
+    const auto status = impl_->processor->Encode(SpmText(text.substr(code)), &pieces);
     if (!status.ok()) return Status(StatusCode::kInvalidArgument, "cannot tokenize the text: " + status.ToString());
     for (const std::string& piece : pieces) ids->push_back(id_of(piece));
     return Status::Ok();
   }
   std::vector<int> pieces;
-  const auto status = impl_->processor->Encode(text, &pieces);
+  const auto status = impl_->processor->Encode(SpmText(text), &pieces);
   if (!status.ok()) return Status(StatusCode::kInvalidArgument, "cannot tokenize the text: " + status.ToString());
   ids->assign(pieces.begin(), pieces.end());
   return Status::Ok();

@@ -92,6 +92,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import deployment_sizes  # noqa: E402  (beside this script)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 SHARED = os.path.normpath(os.path.join(REPO, "..", "shared"))
@@ -258,32 +261,10 @@ def git_info():
                                "tests/bench", "CMakeLists.txt", "cmake")))
 
 
-def binary_sizes(build_dir, no_build):
-    """Stripped size and shared-library dependencies of edgemt-translate, as built (with SentencePiece) and
-    in a second build without it (build_dir + "-nospm": ids in, ids out)."""
-    nospm = build_dir.rstrip("/") + "-nospm"
-    if not no_build:
-        for cmd in (["cmake", "-S", REPO, "-B", nospm, "-DCMAKE_BUILD_TYPE=Release", "-DEDGEMT_WITH_SENTENCEPIECE=OFF",
-                     "-DEDGEMT_BUILD_TESTS=OFF"],
-                    ["cmake", "--build", nospm, "-j2", "--target", "edgemt-translate"]):
-            log(show(cmd))
-            COMMANDS.append(show(cmd))
-            r = subprocess.run(cmd, capture_output=True, text=True)
-            if r.returncode != 0:
-                raise SystemExit("build failed:\n" + r.stdout[-3000:] + r.stderr[-3000:])
-    out = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        for key, directory in (("with_sentencepiece", build_dir), ("without_sentencepiece", nospm)):
-            program = os.path.join(directory, "bin", "edgemt-translate")
-            if not os.path.exists(program):
-                continue
-            stripped = os.path.join(tmp, key)
-            subprocess.run(["strip", "-o", stripped, program], check=True)
-            needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]",
-                                subprocess.run(["readelf", "-d", program], capture_output=True, text=True).stdout)
-            out[key] = dict(bytes=os.path.getsize(program), stripped_bytes=os.path.getsize(stripped), needed=needed)
-    COMMANDS.append("strip -o STRIPPED build/bin/edgemt-translate; readelf -d build/bin/edgemt-translate")
-    return out
+def binary_sizes(build_dir):
+    """Stripped sizes and shared-library dependencies of what a device gets (deployment_sizes.py)."""
+    COMMANDS.append("tests/bench/deployment_sizes.py " + build_dir)
+    return deployment_sizes.measure(build_dir)
 
 
 def debian_version(package):
@@ -291,7 +272,8 @@ def debian_version(package):
     return r.stdout.strip() if r.returncode == 0 and r.stdout.strip() else None
 
 
-BENCH_TARGETS = ["edgemt-bench", "edgemt-translate", "edgemt-xnnpack-gemm-bench", "edgemt-bench-model"]
+BENCH_TARGETS = ["edgemt-bench", "edgemt-translate", "edgemt-xnnpack-gemm-bench", "edgemt-bench-model",
+                 "edgemt-translate-static", "edgemt_shared"]
 
 
 def build(build_dir, no_build, source=REPO, targets=BENCH_TARGETS, hint=""):
@@ -1559,16 +1541,11 @@ def write_report(path, results, meta, models, goals, xnn, notes_text, baseline=N
     w("")
 
     if results.get("binaries"):
-        w("The command-line translator, x86-64, stripped (`strip`); XNNPACK, pthreadpool and cpuinfo are linked "
-          "in statically:")
+        w("What a device gets, stripped (`strip`); XNNPACK, pthreadpool, cpuinfo and SentencePiece are inside "
+          "each (tests/bench/deployment_sizes.py):")
         w("")
-        w("| edgemt-translate | bytes | stripped MB | shared libraries it needs |")
-        w("|---|---|---|---|")
-        for key, label in (("with_sentencepiece", "with SentencePiece (text in, text out)"),
-                           ("without_sentencepiece", "without (`-DEDGEMT_WITH_SENTENCEPIECE=OFF`: ids only)")):
-            b = results["binaries"].get(key)
-            if b:
-                w("| %s | %d | %.2f | %s |" % (label, b["bytes"], b["stripped_bytes"] / 1e6, ", ".join(b["needed"])))
+        for line in deployment_sizes.markdown({"build": results["binaries"]}):
+            w(line)
         w("")
 
     # Accuracy
@@ -1837,7 +1814,7 @@ def main():
     t_measure = time.time()
     xnn = [] if args.skip_xnnpack else None
     results = measure(args, bins, models, fixed_ids, work, env, env_note)
-    results["binaries"] = binary_sizes(args.build_dir, args.no_build)
+    results["binaries"] = binary_sizes(args.build_dir)
     if xnn is None:
         log("XNNPACK 1 vs 2 threads")
         xnn = xnnpack_threads(bins, args.quick)

@@ -381,7 +381,7 @@ TEST_CASE("a target tokenizer can share the source's SentencePiece model") {
   const std::vector<uint8_t> spm = SentencePieceModelOrSkip();
   if (spm.empty()) return;
   sentencepiece::SentencePieceProcessor reference;
-  REQUIRE(reference.LoadFromSerializedProto(std::string_view(reinterpret_cast<const char*>(spm.data()), spm.size())).ok());
+  REQUIRE(reference.LoadFromSerializedProto(absl::string_view(reinterpret_cast<const char*>(spm.data()), spm.size())).ok());
   const int pieces = reference.GetPieceSize();
   // Sizes that fit the tokenizer exactly, and one that does not.
   for (int target_vocab : {pieces, pieces - 1}) {

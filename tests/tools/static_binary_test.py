@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""One file to copy to a device: what edgemt-translate and libedgemt.so need
+at run time, and a fully static edgemt-translate that translates exactly as
+the dynamic one.
+
+  static_binary_test.py --readelf R --dynamic CLI --static CLI_STATIC
+      [--library libedgemt.so] [--emulator qemu-aarch64,-L,/usr/aarch64-linux-gnu,-cpu,cortex-a76]
+      --model MODEL.edgemt [--source dev.en]
+
+Checks:
+- CLI and libedgemt.so need only libc, libm, libstdc++ and libgcc_s (and the
+  dynamic loader): SentencePiece, XNNPACK & co. are inside;
+- CLI_STATIC has no program interpreter and no dynamic section (ldd: "not a
+  dynamic executable");
+- CLI_STATIC translates SOURCE exactly as CLI. In a cross build the dynamic
+  one runs through the emulator with the cross compiler's runtime (-L); the
+  static one runs through the same emulator with no -L: no library of the
+  build machine or of the toolchain is there to help it.
+Without SOURCE (../shared's dev set) it translates five sentences and exits
+77 (skipped): the dev-set comparison did not run.
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+SKIP = 77
+ALLOWED_NEEDED = re.compile(r"^(libc\.so\.6|libm\.so\.6|libstdc\+\+\.so\.6|libgcc_s\.so\.1|ld-linux[-a-z0-9_.]*\.so\.[0-9]+)$")
+FALLBACK_SOURCE = [
+    "A man is riding a bicycle down the street.",
+    "Two children are playing in the park.",
+    "A woman in a red dress is singing on stage.",
+    "A dog runs through the snow.",
+    "Several people are sitting at a table in a restaurant.",
+]
+
+
+def readelf(tool, flag, path):
+    return subprocess.run([tool, flag, "--wide", path], check=True, capture_output=True, text=True).stdout
+
+
+def check_needed(tool, path):
+    needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^\]]+)\]", readelf(tool, "-d", path))
+    print("%s needs: %s" % (os.path.basename(path), " ".join(needed)))
+    if not needed:
+        return ["%s: no NEEDED entries: not the dynamic build?" % path]
+    return ["%s needs %s" % (path, name) for name in needed if not ALLOWED_NEEDED.match(name)]
+
+
+def check_static(tool, path):
+    headers = readelf(tool, "-l", path)
+    problems = []
+    if re.search(r"^\s*INTERP\s", headers, re.M):
+        problems.append("%s has a program interpreter (it is dynamic)" % path)
+    if re.search(r"^\s*DYNAMIC\s", headers, re.M):
+        problems.append("%s has a dynamic section" % path)
+    print("%s: %s" % (os.path.basename(path), "static" if not problems else "NOT static"))
+    return problems
+
+
+def translate(command, model, text):
+    proc = subprocess.run(command + ["--model", model, "--threads", "1"], input=text, capture_output=True,
+                          text=True, timeout=1800)
+    if proc.returncode != 0:
+        raise RuntimeError("%s: exit %d\n%s" % (" ".join(command), proc.returncode, proc.stderr[-2000:]))
+    return proc.stdout
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--readelf", required=True)
+    parser.add_argument("--dynamic", required=True)
+    parser.add_argument("--static", required=True)
+    parser.add_argument("--library")
+    parser.add_argument("--emulator", default="")
+    parser.add_argument("--model", required=True)
+    parser.add_argument("--source")
+    args = parser.parse_args()
+
+    problems = check_needed(args.readelf, args.dynamic)
+    if args.library:
+        problems += check_needed(args.readelf, args.library)
+    problems += check_static(args.readelf, args.static)
+
+    emulator = [word for word in args.emulator.split(",") if word]
+    # The same emulator and CPU for the static binary, without its -L root.
+    bare = []
+    skip_next = False
+    for word in emulator:
+        if skip_next:
+            skip_next = False
+        elif word == "-L":
+            skip_next = True
+        else:
+            bare.append(word)
+    skipped = None
+    if args.source and os.path.exists(args.source):
+        with open(args.source, encoding="utf-8") as f:
+            text = f.read()
+    else:
+        skipped = "the dev set (%s) is not there: only five sentences were compared" % args.source
+        text = "\n".join(FALLBACK_SOURCE) + "\n"
+    lines = text.count("\n")
+    dynamic_out = translate(emulator + [args.dynamic], args.model, text)
+    static_out = translate(bare + [args.static], args.model, text)
+    print("%d lines: dynamic %d output lines, static %d" % (lines, dynamic_out.count("\n"), static_out.count("\n")))
+    if dynamic_out.count("\n") != lines:
+        problems.append("the dynamic CLI wrote %d lines for %d" % (dynamic_out.count("\n"), lines))
+    if static_out != dynamic_out:
+        differ = sum(a != b for a, b in zip(static_out.splitlines(), dynamic_out.splitlines()))
+        problems.append("the static CLI's translations differ from the dynamic one's on %d lines" % differ)
+    for problem in problems:
+        print("FAILED: " + problem)
+    if problems:
+        return 1
+    if skipped:
+        print("skipped: " + skipped)
+        return SKIP
+    print("identical on all %d lines" % lines)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

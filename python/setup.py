@@ -14,6 +14,7 @@ setuptools' build_temp/cmake, inside python/build); CMAKE_BUILD_PARALLEL_LEVEL
 the build jobs (default: every core).
 """
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,6 +24,12 @@ from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
+
+
+def project_version():
+    """The version in CMakeLists.txt's project(): the one the library reports."""
+    with open(os.path.join(REPO, "CMakeLists.txt"), encoding="utf-8") as f:
+        return re.search(r"project\(EdgeMT VERSION ([0-9.]+)", f.read()).group(1)
 
 
 class CMakeBuild(build_ext):
@@ -43,7 +50,7 @@ class CMakeBuild(build_ext):
 
 setup(
     name="edgemt",
-    version="0.1.0",
+    version=project_version(),
     description="Offline machine translation on CPUs (Transformer encoder-decoder, XNNPACK)",
     packages=["edgemt"],
     package_data={"edgemt": ["__init__.pyi", "py.typed"]},

@@ -9,6 +9,7 @@
 
 #include "cli/line_translator.h"
 #include "cli/options.h"
+#include "edgemt/version.h"
 
 namespace {
 
@@ -32,6 +33,10 @@ int main(int argc, char** argv) {
   }
   if (options.show_help) {
     std::fputs(edgemt::cli::Usage(), stdout);
+    return 0;
+  }
+  if (options.show_version) {
+    std::printf("edgemt-translate %s (model formats %s)\n", edgemt::Version(), edgemt::ModelFormats());
     return 0;
   }
   // A person typing gets each line's translation as soon as it is typed.

@@ -61,6 +61,7 @@ const char* Usage() {
          "                          (greedy or sampling, text in and out; one line at a time)\n"
          "  --input-ids             input lines are space-separated source ids, </s> included\n"
          "  --output-ids            write output ids (without <s> and </s>) instead of text\n"
+         "  --version               EdgeMT's version and the model formats it reads\n"
          "  --help                  this text\n";
 }
 
@@ -155,12 +156,14 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
       options->output_ids = true;
     } else if (arg == "--help" || arg == "-h") {
       options->show_help = true;
+    } else if (arg == "--version") {
+      options->show_version = true;
     } else {
       *error = "unknown option " + arg;
       return false;
     }
   }
-  if (!options->show_help && options->model_path.empty()) {
+  if (!options->show_help && !options->show_version && options->model_path.empty()) {
     *error = "--model is required";
     return false;
   }

@@ -35,6 +35,7 @@ struct Options {
   bool stream = false;        // pieces as they come, one line at a time
   LongInput long_input = LongInput::kTruncate;
   bool show_help = false;
+  bool show_version = false;
 };
 
 // Parses argv; on a usage error returns false and sets `error`.

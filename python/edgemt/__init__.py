@@ -29,10 +29,10 @@ so threads with a Translator each translate in parallel.
 
 import os
 
-from ._edgemt import Model, TranslationResult, _DecodeOptions, _Translator
+from ._edgemt import MODEL_FORMATS, Model, TranslationResult, _DecodeOptions, _Translator
+from ._edgemt import __version__  # the library's own: the CLI's --version and C's edgemt_version() say the same
 
-__all__ = ["Model", "Translator", "TranslationResult"]
-__version__ = "0.1.0"
+__all__ = ["Model", "Translator", "TranslationResult", "MODEL_FORMATS"]
 
 # translate_iterable reads this many batches ahead (as edgemt-translate does).
 _READ_AHEAD_BATCHES = 16

@@ -3,6 +3,7 @@ import os
 from typing import Iterable, Iterator, List, Optional, Sequence, Union
 
 __version__: str
+MODEL_FORMATS: str
 
 class TranslationResult:
     """One source's translations, best first (num_hypotheses of them)."""

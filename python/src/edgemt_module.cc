@@ -9,6 +9,7 @@
 
 #include "edgemt/text_translator.h"
 #include "edgemt/translator.h"
+#include "edgemt/version.h"
 #include "piece_stream.h"
 #include "status_exception.h"
 #include "translator.h"
@@ -58,6 +59,8 @@ py::object NextPiece(PieceStream& stream) {
 
 PYBIND11_MODULE(_edgemt, m) {
   m.doc() = "EdgeMT's native module; use the package `edgemt`.";
+  m.attr("__version__") = edgemt::Version();
+  m.attr("MODEL_FORMATS") = edgemt::ModelFormats();
 
   py::class_<TranslationResult>(m, "TranslationResult",
                                 "One source's translations, best first (num_hypotheses of them).")

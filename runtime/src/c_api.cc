@@ -15,10 +15,7 @@
 #ifdef EDGEMT_WITH_SENTENCEPIECE
 #include "edgemt/tokenizer.h"
 #endif
-
-#ifndef EDGEMT_VERSION_STRING
-#define EDGEMT_VERSION_STRING "0.0.0"
-#endif
+#include "edgemt/version.h"
 
 // Each handle starts with a tag, so that a handle of the wrong kind (or a
 // freed one, while its memory is untouched) is refused instead of used.
@@ -174,7 +171,9 @@ const char* edgemt_status_name(edgemt_status status) {
   return "UNKNOWN";
 }
 
-const char* edgemt_version(void) { return EDGEMT_VERSION_STRING; }
+const char* edgemt_version(void) { return edgemt::Version(); }
+
+const char* edgemt_model_formats(void) { return edgemt::ModelFormats(); }
 
 edgemt_status edgemt_model_load(const char* path, edgemt_model** model) {
   return Guard([&] {

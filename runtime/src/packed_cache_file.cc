@@ -10,13 +10,11 @@
 #include <cstring>
 #include <vector>
 
+#include "edgemt/version.h"
 #include "mapped_file.h"
 
 #ifndef EDGEMT_KERNEL_BUILD_ID
 #error "EDGEMT_KERNEL_BUILD_ID (the XNNPACK build's fingerprint) comes from runtime/CMakeLists.txt"
-#endif
-#ifndef EDGEMT_VERSION_STRING
-#error "EDGEMT_VERSION_STRING comes from runtime/CMakeLists.txt"
 #endif
 
 namespace edgemt {
@@ -109,7 +107,7 @@ uint64_t RoundUp(uint64_t value, uint64_t alignment) { return (value + alignment
 }  // namespace
 
 std::string PackedCacheKey(const Model& model) {
-  return "edgemt packed weights " + std::to_string(kFormat) + "; edgemt " EDGEMT_VERSION_STRING +
+  return "edgemt packed weights " + std::to_string(kFormat) + "; edgemt " + std::string(Version()) +
          "; kernels " EDGEMT_KERNEL_BUILD_ID "; arch " + ArchName() + "; cpu " + CpuDescription() + "; model " +
          std::string(model.identity());
 }

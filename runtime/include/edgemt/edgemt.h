@@ -50,6 +50,8 @@ EDGEMT_API const char* edgemt_last_error(void);
 EDGEMT_API const char* edgemt_status_name(edgemt_status status);
 /* The library's version, "MAJOR.MINOR.PATCH". */
 EDGEMT_API const char* edgemt_version(void);
+/* The model file format versions this library reads, "MAJOR.MINOR-MAJOR.MINOR". */
+EDGEMT_API const char* edgemt_model_formats(void);
 
 typedef struct edgemt_model edgemt_model;
 typedef struct edgemt_tokenizer edgemt_tokenizer;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# consumer-test.sh BUILD_DIR CONSUMER_SOURCE WORK_DIR CMAKE CXX VERSION
+# consumer-test.sh BUILD_DIR CONSUMER_SOURCE WORK_DIR CMAKE CXX VERSION PYTHON(ON|OFF)
 # (registered by CMakeLists.txt beside it)
 set -euo pipefail
-build="$1" consumer="$2" work="$3" cmake="$4" cxx="$5" version="$6"
+build="$1" consumer="$2" work="$3" cmake="$4" cxx="$5" version="$6" python="$7"
 rm -rf "$work"
 mkdir -p "$work"
 prefix="$work/prefix"
@@ -43,10 +43,15 @@ LD_BIND_NOW=1 LD_LIBRARY_PATH="$(pkg-config --variable=libdir edgemt-c)" "$work/
 code=$?
 set -e
 test "$code" -eq 2 && grep -q "usage:" "$work/usage.txt"
-# The Python package, when the build has it: importable from the prefix alone.
+# The Python package: importable from the prefix alone. A build without it
+# (-DEDGEMT_PYTHON=OFF) reports this test skipped (77), not passed.
 site="$prefix/lib/python3/dist-packages"
-if [ -d "$site/edgemt" ]; then
+if [ "$python" = ON ]; then
+  test -d "$site/edgemt" || { echo "the build has the Python module, but $site/edgemt was not installed"; exit 1; }
   echo "-- python: import edgemt from $site"
-  PYTHONPATH="$site" /usr/bin/python3 -c "import edgemt, sys; assert edgemt.__file__.startswith(sys.argv[1]); print('   edgemt', edgemt.__version__)" "$site"
+  PYTHONPATH="$site" /usr/bin/python3 -c "import edgemt, sys; assert edgemt.__file__.startswith(sys.argv[1]); assert edgemt.__version__ == sys.argv[2]; print('   edgemt', edgemt.__version__)" "$site" "$version"
+else
+  echo "install_consumer: skipped: the Python package was not checked (this build has -DEDGEMT_PYTHON=OFF)"
+  exit 77
 fi
 echo "install_consumer: ok"

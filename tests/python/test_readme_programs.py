@@ -1,9 +1,11 @@
-"""The README's C and Python programs, as a new user would paste them (and
-examples/translate.py, plain and --stream): the C
-one compiled with the C compiler against the build tree's libedgemt.so and
-run, the Python one run with the build tree's package; both translate with
-the committed example model, and print what edgemt-translate gives for the
-same sentences."""
+"""The README's C++, C and Python programs, as a new user would paste them
+(and examples/translate.py, plain and --stream): the C++ one compiled as
+C++17 against the build tree's libedgemt.a (its statements in a main() that
+prints the translation), the C one with the C compiler against
+libedgemt.so, the Python one run with the build tree's package; all
+translate with the committed example model, and print what edgemt-translate
+gives for the same sentences. No other fenced code block may sit in the
+README untested."""
 import os
 import re
 import subprocess
@@ -31,7 +33,42 @@ def program(section, language):
     return match.group(1)
 
 
+TESTED_BLOCKS = [("The C++ API", "cpp"), ("The C API", "c"), ("Python", "python")]
+
+
 class ReadmePrograms(unittest.TestCase):
+    def test_every_fenced_block_is_tested(self):
+        with open(os.path.join(REPO, "README.md"), encoding="utf-8") as f:
+            readme = f.read()
+        blocks, section = [], None
+        fenced = False
+        for line in readme.split("\n"):
+            if not fenced and line.startswith("## "):
+                section = line[3:]
+            elif line.startswith("```"):
+                if not fenced:
+                    blocks.append((section, line[3:].strip()))
+                fenced = not fenced
+        self.assertEqual(sorted(blocks), sorted(TESTED_BLOCKS))
+
+    def test_cpp(self):
+        block = program("The C++ API", "cpp")
+        includes = [line for line in block.split("\n") if line.startswith("#include")]
+        body = [line for line in block.split("\n") if not line.startswith("#include")]
+        with tempfile.TemporaryDirectory() as tmp:
+            source = os.path.join(tmp, "hello.cc")
+            with open(source, "w") as f:
+                f.write("\n".join(includes + ["#include <cstdio>", "int main() {"] + body +
+                                   ['std::printf("%s\\n", text.c_str());', "return 0;", "}", ""]))
+            binary = os.path.join(tmp, "hello")
+            subprocess.run(["c++", "-std=c++17", "-pedantic", "-Wall", "-Werror", "-Wno-unused-variable", source,
+                            "-I", os.path.join(REPO, "runtime", "include"),
+                            os.path.join(os.environ["EDGEMT_BUILD"], "lib", "libedgemt.a"), "-pthread", "-lm",
+                            "-o", binary], check=True)
+            out = subprocess.run([binary], cwd=REPO, capture_output=True, text=True)
+            self.assertEqual(out.returncode, 0, out.stderr)
+            self.assertEqual(out.stdout, cli("A dog runs through the snow.")[0] + "\n")
+
     def test_c(self):
         lib = os.path.join(os.environ["EDGEMT_BUILD"], "lib")
         with tempfile.TemporaryDirectory() as tmp:

@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "edgemt/translator.h"
+#include "edgemt/types.h"
 
 namespace edgemt {
 

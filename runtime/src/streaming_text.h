@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "edgemt/status.h"
-#include "edgemt/text_translator.h"
+#include "edgemt/types.h"
 
 namespace edgemt {
 

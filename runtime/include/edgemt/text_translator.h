@@ -55,9 +55,6 @@ struct TextResult {
   std::vector<TextHypothesis> hypotheses;
 };
 
-// Receives each new piece of a streamed translation; returning false stops it.
-using PieceCallback = std::function<bool(std::string_view piece)>;
-
 class TextTranslator {
  public:
   static Result<std::unique_ptr<TextTranslator>> Create(std::shared_ptr<const Model> model,

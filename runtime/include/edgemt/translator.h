@@ -10,6 +10,7 @@
 
 #include "edgemt/model.h"
 #include "edgemt/status.h"
+#include "edgemt/types.h"
 
 namespace edgemt {
 
@@ -90,12 +91,6 @@ struct DecodeOptions {
   void* on_token_user_data = nullptr;
 };
 
-// A sequence of token ids that the caller (or the translator) owns.
-struct TokenIds {
-  const int32_t* data = nullptr;
-  size_t size = 0;
-};
-
 // One translation of a sentence, pointing into the translator's memory
 // (valid until its next call).
 struct Hypothesis {
@@ -104,21 +99,6 @@ struct Hypothesis {
   // Per output id, its log-probability, and then </s>'s when it ended with </s>.
   const float* token_log_probs = nullptr;
   bool ended_with_eos = false;            // else it stopped at the length limit
-};
-
-// Where time went, summed over calls since the last ResetProfile().
-struct TranslationProfile {
-  double encoder_ms = 0;      // embedding, encoder layers, cross-attention keys/values
-  double decoder_ms = 0;      // all decoder steps
-  long decoder_steps = 0;     // steps run (a batch step counts once)
-  long decoder_rows = 0;      // hypotheses computed, summed over steps (finished ones are not)
-  double xnnpack_ms = 0;      // inside XNNPACK operators (linear layers)
-  double attention_ms = 0;    // score and value products, softmax
-  double layer_norm_ms = 0;   // LayerNorm and residual sums
-  double embedding_ms = 0;    // token lookup and positions
-  double other_ms = 0;        // activation quantization, activations, argmax
-  long parallel_products = 0; // linear layers run on the thread pool
-  double cache_reorder_ms = 0;  // beam search: cache rows moved to surviving hypotheses (part of other_ms)
 };
 
 // One translator serves one thread at a time. For several threads, create

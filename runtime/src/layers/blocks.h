@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "edgemt/status.h"
-#include "edgemt/translator.h"
+#include "edgemt/types.h"
 #include "model_weights.h"
 #include "ops/linear.h"
 #include "workspace.h"

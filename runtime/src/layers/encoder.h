@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "edgemt/translator.h"
+#include "edgemt/types.h"
 #include "layers/blocks.h"
 
 namespace edgemt {

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "edgemt/status.h"
-#include "edgemt/translator.h"
+#include "edgemt/types.h"
 #include "model_weights.h"
 #include "ops/quantization_params.h"
 #include "packed_weights.h"

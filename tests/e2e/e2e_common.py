@@ -27,11 +27,16 @@ def tool(name):
     return os.path.join(bin_dir(), name)
 
 
-def emulated(name):
+def emulated(name, runtime_root=True):
     """The command that runs one of our programs: through the emulator
-    (qemu) when the build is for another CPU (EDGEMT_EMULATOR)."""
-    emulator = os.environ.get("EDGEMT_EMULATOR", "")
-    return emulator.split() + [tool(name)] if emulator else [tool(name)]
+    (qemu) when the build is for another CPU (EDGEMT_EMULATOR). Without
+    runtime_root, qemu gets no -L: a static program must do without the
+    cross compiler's libraries."""
+    words = os.environ.get("EDGEMT_EMULATOR", "").split()
+    if not runtime_root and "-L" in words:
+        at = words.index("-L")
+        del words[at:at + 2]
+    return words + [tool(name)]
 
 
 def need_shared():

@@ -3,7 +3,10 @@ the trained model's accuracy: BLEU on the 500 dev sentences at most 0.2 below
 the float32 reference's 36.57, at least 92% of sentences identical to the
 float32 output, and the runtime agrees with the converter's exact simulation
 of the int8 arithmetic (docs/int8.md) and, on every CPU, with the x86-64
-runtime's output (tests/e2e/data/).
+runtime's output (tests/e2e/data/). The fully static CLI
+(edgemt-translate-static, -DEDGEMT_STATIC_BINARY=ON) writes exactly the
+dynamic CLI's 500 lines; on ARM under qemu without -L, so that no library
+of the build machine or the cross toolchain can help it.
 
 The float32 output is ../shared's reference/dev.greedy.ids: the float32
 runtime reproduces it exactly (test_multi30k_float32), and comparing with it
@@ -42,6 +45,13 @@ class Multi30kInt8(unittest.TestCase):
     @classmethod
     def tearDownClass(cls):
         cls.tmp.cleanup()
+
+    def test_the_static_cli_translates_identically(self):
+        static = run(emulated("edgemt-translate-static", runtime_root=False) +
+                     ["--model", EXAMPLE_INT8, "--batch-size", "8"], stdin=self.dev).stdout.split("\n")[:-1]
+        self.assertEqual(len(static), 500)
+        differ = sum(a != b for a, b in zip(static, self.int8_text))
+        self.assertEqual(static, self.int8_text, "the static CLI differs on %d of 500 lines" % differ)
 
     def test_bleu_within_a_fifth_of_a_point_of_float32(self):
         score = bleu_of_lines(self.int8_text, os.path.join(self.tmp.name, "int8.de"))

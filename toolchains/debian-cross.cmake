@@ -45,3 +45,6 @@ set(EDGEMT_QEMU_CPU_ALT ${EDGEMT_CROSS_QEMU_CPU_ALT} CACHE STRING
   "A second CPU for the XNNPACK platform test (empty: none)")
 set(CMAKE_CROSSCOMPILING_EMULATOR "${EDGEMT_QEMU};-L;${EDGEMT_CROSS_RUNTIME};-cpu;${EDGEMT_QEMU_CPU}" CACHE STRING
   "Runs the target's programs on the build machine")
+# The same CPU without -L, for the static CLI's tests: nothing of the
+# toolchain is there to help it.
+set(EDGEMT_STATIC_EMULATOR "${EDGEMT_QEMU};-cpu;${EDGEMT_QEMU_CPU}")

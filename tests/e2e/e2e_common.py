@@ -27,16 +27,12 @@ def tool(name):
     return os.path.join(bin_dir(), name)
 
 
-def emulated(name, runtime_root=True):
+def emulated(name, static=False):
     """The command that runs one of our programs: through the emulator
-    (qemu) when the build is for another CPU (EDGEMT_EMULATOR). Without
-    runtime_root, qemu gets no -L: a static program must do without the
-    cross compiler's libraries."""
-    words = os.environ.get("EDGEMT_EMULATOR", "").split()
-    if not runtime_root and "-L" in words:
-        at = words.index("-L")
-        del words[at:at + 2]
-    return words + [tool(name)]
+    (qemu) when the build is for another CPU (EDGEMT_EMULATOR). A static
+    program runs through EDGEMT_STATIC_EMULATOR, the same CPU without -L:
+    it must do without the cross compiler's libraries."""
+    return os.environ.get("EDGEMT_STATIC_EMULATOR" if static else "EDGEMT_EMULATOR", "").split() + [tool(name)]
 
 
 def need_shared():

@@ -47,7 +47,7 @@ class Multi30kInt8(unittest.TestCase):
         cls.tmp.cleanup()
 
     def test_the_static_cli_translates_identically(self):
-        static = run(emulated("edgemt-translate-static", runtime_root=False) +
+        static = run(emulated("edgemt-translate-static", static=True) +
                      ["--model", EXAMPLE_INT8, "--batch-size", "8"], stdin=self.dev).stdout.split("\n")[:-1]
         self.assertEqual(len(static), 500)
         differ = sum(a != b for a, b in zip(static, self.int8_text))

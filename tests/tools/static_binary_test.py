@@ -4,7 +4,7 @@ at run time, and a fully static edgemt-translate.
 
   static_binary_test.py --readelf R --dynamic CLI --static CLI_STATIC
       [--library libedgemt.so] [--emulator=qemu-aarch64,-L,/usr/aarch64-linux-gnu,-cpu,cortex-a76]
-      --model MODEL.edgemt
+      [--static-emulator=qemu-aarch64,-cpu,cortex-a76] --model MODEL.edgemt
 
 Checks:
 - CLI and libedgemt.so need only libc, libm, libstdc++ and libgcc_s (and the
@@ -13,8 +13,9 @@ Checks:
   dynamic executable");
 - CLI_STATIC translates five sentences exactly as CLI. In a cross build the
   dynamic one runs through the emulator with the cross compiler's runtime
-  (-L); the static one through the same emulator with no -L: no library of
-  the build machine or of the toolchain is there to help it.
+  (-L); the static one through the toolchain's EDGEMT_STATIC_EMULATOR, the
+  same CPU with no -L: no library of the build machine or of the toolchain
+  is there to help it.
 The whole Multi30k dev set, static against dynamic, is e2e_multi30k_int8's
 test_the_static_cli_translates_identically (it has the dynamic CLI's output
 already, so the dev set is translated once more, not twice).
@@ -73,6 +74,7 @@ def main():
     parser.add_argument("--static", required=True)
     parser.add_argument("--library")
     parser.add_argument("--emulator", default="")
+    parser.add_argument("--static-emulator", default="")
     parser.add_argument("--model", required=True)
     args = parser.parse_args()
 
@@ -82,20 +84,11 @@ def main():
     problems += check_static(args.readelf, args.static)
 
     emulator = [word for word in args.emulator.split(",") if word]
-    # The same emulator and CPU for the static binary, without its -L root.
-    bare = []
-    skip_next = False
-    for word in emulator:
-        if skip_next:
-            skip_next = False
-        elif word == "-L":
-            skip_next = True
-        else:
-            bare.append(word)
+    static_emulator = [word for word in args.static_emulator.split(",") if word]
     text = "\n".join(SENTENCES) + "\n"
     lines = text.count("\n")
     dynamic_out = translate(emulator + [args.dynamic], args.model, text)
-    static_out = translate(bare + [args.static], args.model, text)
+    static_out = translate(static_emulator + [args.static], args.model, text)
     print("%d lines: dynamic %d output lines, static %d" % (lines, dynamic_out.count("\n"), static_out.count("\n")))
     if dynamic_out.count("\n") != lines:
         problems.append("the dynamic CLI wrote %d lines for %d" % (dynamic_out.count("\n"), lines))

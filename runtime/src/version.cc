@@ -1,17 +1,18 @@
 #include "edgemt/version.h"
 
+#include <string>
+
 #include "model_reader.h"
 
 namespace edgemt {
-namespace {
-
-static_assert(kFormatMajor == 2 && kFormatMinor == 2, "update kModelFormats with the reader's format versions");
-constexpr const char kModelFormats[] = "2.0-2.2";
-
-}  // namespace
 
 const char* Version() { return EDGEMT_VERSION_STRING; }
 
-const char* ModelFormats() { return kModelFormats; }
+const char* ModelFormats() {
+  // The reader takes every minor version of its major one, up to the newest it knows.
+  static const std::string formats = std::to_string(kFormatMajor) + ".0-" + std::to_string(kFormatMajor) + "." +
+                                     std::to_string(kFormatMinor);
+  return formats.c_str();
+}
 
 }  // namespace edgemt

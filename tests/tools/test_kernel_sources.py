@@ -146,6 +146,12 @@ class KernelSources(unittest.TestCase):
             env["EDGEMT_KERNEL_SOURCES"] = offline_dir
         return subprocess.run(["bash", SCRIPT, self.dest], env=env, capture_output=True, text=True, timeout=300)
 
+    def assert_refused(self, result, message, tarball):
+        """Exit 1, the message on stderr, and no tarball in the directory."""
+        self.assertEqual(result.returncode, 1)
+        self.assertIn(message, result.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.dest, tarball)))
+
     def manifest(self):
         with open(os.path.join(self.dest, "MANIFEST")) as f:
             return [line.split() for line in f.read().splitlines()]
@@ -185,29 +191,23 @@ class KernelSources(unittest.TestCase):
         self.archive.write()
         wrong = sha256(b"not the tarball")
         result = self.run_script([("alpha", "1.0-1", name, wrong)])
-        self.assertEqual(result.returncode, 1)
-        self.assertIn("refused", result.stderr)
+        self.assert_refused(result, "refused", name)
         self.assertIn("EDGEMT_KERNEL_SOURCES", result.stderr)
         self.assertIn("%s  (SHA-256 %s" % (name, wrong), result.stderr)
-        self.assertFalse(os.path.exists(os.path.join(self.dest, name)))
 
     def test_a_tarball_that_differs_from_the_signed_index_is_refused(self):
         data = make_tarball("alpha", "1.0")
         name, _ = self.archive.add("alpha", "1.0-1", listed=data, served=data + b"tampered")
         self.archive.write()
         result = self.run_script([("alpha", "1.0-1", name, sha256(data))])
-        self.assertEqual(result.returncode, 1)
-        self.assertIn("does not match the signed index", result.stderr)
-        self.assertFalse(os.path.exists(os.path.join(self.dest, name)))
+        self.assert_refused(result, "does not match the signed index", name)
 
     def test_a_release_signed_by_another_key_is_not_used(self):
         name, data = self.archive.add("alpha", "1.0-1")
         self.archive.signer = Gpg(os.path.join(self.tmp, "gnupg-other"), "intruder")
         self.archive.write()
         result = self.run_script([("alpha", "1.0-1", name, sha256(data))])
-        self.assertEqual(result.returncode, 1)
-        self.assertIn("NO_PUBKEY", result.stderr)
-        self.assertFalse(os.path.exists(os.path.join(self.dest, name)))
+        self.assert_refused(result, "NO_PUBKEY", name)
 
     def test_nothing_served_says_which_file_to_put_where(self):
         self.archive.add("beta", "2.0-1")

@@ -5,13 +5,12 @@ Modules (one idea each):
   errors          ConversionError, the one-line failures the CLI prints
   config          config.json: required keys, variant keys and their defaults
   checkpoint      model.pt: load and validate against the config
-  model_ir        the in-memory model (what a .edgemt file holds)
+  format/         the .edgemt file: model_ir (the in-memory model), schema, writer, reader,
+                  int4_encoding, positions, tokenizer (TextCodec)
   build           checkpoint + config + tokenizer -> float model_ir
   marian          a Marian directory -> float model_ir, every problem in one error
   safetensors     model.safetensors, read without a dependency
-  tokenizer       SentencePiece checks against the config; TextCodec (text <-> model ids)
-  schema          flatc --python code generation for schema/edgemt.fbs
-  writer, reader  model_ir <-> .edgemt bytes
+  tokenizer       SentencePiece checks against the config
   quant           the int8 arithmetic of docs/int8.md (per-row weights, per-row dynamic inputs)
   linalg          fast float GEMMs and exact integer GEMMs on oneDNN
   int8_model      float model_ir -> int8 model_ir, per-tensor weight errors

@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from . import model_ir as ir
-from .positions import matches_sinusoid
+from .format import model_ir as ir
+from .format.positions import matches_sinusoid
 
 _NORMS = {"post": ir.NORM_POST, "pre": ir.NORM_PRE}
 _ACTS = {"relu": ir.ACT_RELU, "gelu": ir.ACT_GELU, "silu": ir.ACT_SILU}

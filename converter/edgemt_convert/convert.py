@@ -21,7 +21,7 @@ from typing import List, Optional
 
 from . import __version__
 from . import marian
-from . import model_ir as ir
+from .format import model_ir as ir
 from .build import build_float_model
 from .checkpoint import load_state_dict
 from .config import load_config
@@ -94,7 +94,7 @@ def load_float_model(checkpoint_dir, source_language=None, target_language=None,
 def convert(opts, out=None):
     """Runs the conversion and writes opts.out; returns a Result."""
     out = out or sys.stdout
-    from .writer import serialize
+    from .format.writer import serialize
     if opts.dtype not in ("int8", "int4", "float32"):
         raise ConversionError("unknown --dtype %r (expected int8, int4 or float32)" % opts.dtype)
     if opts.block_size is not None and (opts.dtype != "int4" or opts.block_size <= 0 or opts.block_size % 32):

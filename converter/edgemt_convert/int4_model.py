@@ -19,8 +19,9 @@ import torch
 from .decode import greedy
 from .int8_model import linear_names
 from .quant import Int8Linear, quantize_tensor
-from .quant_int4 import BLOCK_MULTIPLE, Int4Linear, quantize_blocks
-from . import model_ir as ir
+from .format.int4_encoding import BLOCK_MULTIPLE
+from .quant_int4 import Int4Linear, quantize_blocks
+from .format import model_ir as ir
 from .reference_model import ReferenceModel
 
 # Inputs per scale. Chosen by measurement (docs/int4.md, "Block size"): on

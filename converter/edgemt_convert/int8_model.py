@@ -16,7 +16,7 @@ import copy
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from . import model_ir as ir
+from .format import model_ir as ir
 from .quant import quantize_tensor, weight_error
 
 

@@ -27,9 +27,9 @@ import os
 
 import numpy as np
 
-from . import model_ir as ir
+from .format import model_ir as ir
 from .errors import ConversionError
-from .positions import matches_sinusoid, sinusoid_table
+from .format.positions import matches_sinusoid, sinusoid_table
 
 CONFIG_NAME = "config.json"
 WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
@@ -313,7 +313,7 @@ def _vocabulary(path, size, problems, where):
 
 
 def _spm(path, problems):
-    from .tokenizer import load_processor
+    from .format.tokenizer import load_processor
     name = os.path.basename(path)
     try:
         with open(path, "rb") as f:

@@ -14,32 +14,15 @@ GEMM, all in float32, in this order:
 import numpy as np
 import torch
 
+from .format.int4_encoding import from_bfloat16, to_bfloat16, valid_block_size
 from .linalg import Matmul
 from .quant import quantize_input
 
 F32 = np.float32
 
-# Inputs per scale XNNPACK accepts: a multiple of 32 (XNN_MIN_BLOCKSIZE).
-BLOCK_MULTIPLE = 32
-
 # Candidate scales per block, as fractions of max|w| / 7; 8/7 lets a block
 # whose largest magnitude is negative use -8.
 _SCALE_FRACTIONS = np.concatenate([np.linspace(0.6, 1.0, 17), [8.0 / 7.0]]).astype(F32)
-
-
-def to_bfloat16(x):
-    """float32 -> bfloat16 bit patterns (uint16), rounded to nearest even."""
-    u = np.ascontiguousarray(x, dtype=F32).view(np.uint32).astype(np.uint64)
-    return ((u + 0x7FFF + ((u >> 16) & 1)) >> 16).astype(np.uint16)
-
-
-def from_bfloat16(bits):
-    """bfloat16 bit patterns -> float32 (exact)."""
-    return (np.asarray(bits, dtype=np.uint16).astype(np.uint32) << 16).view(F32)
-
-
-def valid_block_size(block, cols):
-    return block > 0 and block % BLOCK_MULTIPLE == 0 and cols % block == 0
 
 
 def quantize_blocks(w, block):
@@ -66,21 +49,6 @@ def quantize_blocks(w, block):
     best_s = np.where(best_s >= np.finfo(F32).tiny, best_s, F32(1.0)).astype(F32)
     q = np.clip(np.round(wb / best_s[..., None]), -8, 7).astype(np.int8).reshape(rows, cols)
     return q, best_s
-
-
-def pack_nibbles(q):
-    """int8 q in [-8, 7], [rows, cols] (cols even) -> bytes of q + 8, lower nibble first."""
-    u = (np.asarray(q, dtype=np.int16) + 8).astype(np.uint8).reshape(-1, 2)
-    return (u[:, 0] | (u[:, 1] << 4)).astype(np.uint8)
-
-
-def unpack_nibbles(packed, shape):
-    """The inverse of pack_nibbles."""
-    packed = np.asarray(packed, dtype=np.uint8)
-    q = np.empty(packed.size * 2, dtype=np.int16)
-    q[0::2] = packed & 0xF
-    q[1::2] = packed >> 4
-    return (q - 8).astype(np.int8).reshape(shape)
 
 
 class Int4Linear:

@@ -59,7 +59,7 @@ def parser():
 
 def _load(args):
     from .convert import load_float_model
-    from .reader import read
+    from .format.reader import read
     if args.checkpoint:
         model, _, _ = load_float_model(args.checkpoint)
     else:
@@ -123,7 +123,7 @@ def main(argv=None):
         torch.set_num_threads(args.threads)
         from .decode import greedy
         from .reference_model import ReferenceModel
-        from .tokenizer import TextCodec
+        from .format.tokenizer import TextCodec
         model = _load(args)
         if args.beam_size is None:
             args.beam_size = model.config.default_beam_size or 1

@@ -22,9 +22,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from . import model_ir as ir
+from .format import model_ir as ir
 from .linalg import Matmul
-from .positions import sinusoid_table
+from .format.positions import sinusoid_table
 from .quant import Int8Linear
 from .quant_int4 import Int4Linear
 

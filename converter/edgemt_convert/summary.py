@@ -2,7 +2,7 @@
 stored as Metadata.quantization_summary)."""
 import os
 
-from . import model_ir as ir
+from .format import model_ir as ir
 
 
 def _tensors(model):

@@ -11,11 +11,11 @@ import torch
 from helpers import TempDir, convert, write_checkpoint
 
 from edgemt_convert import int4_model
-from edgemt_convert import model_ir as ir
+from edgemt_convert.format import model_ir as ir
 from edgemt_convert.quant import Int8Linear, quantize_input, quantize_rows
-from edgemt_convert.quant_int4 import (Int4Linear, from_bfloat16, pack_nibbles, quantize_blocks, to_bfloat16,
-                                       unpack_nibbles)
-from edgemt_convert.reader import read
+from edgemt_convert.format.int4_encoding import from_bfloat16, pack_nibbles, to_bfloat16, unpack_nibbles
+from edgemt_convert.quant_int4 import Int4Linear, quantize_blocks
+from edgemt_convert.format.reader import read
 from edgemt_convert.reference_model import ReferenceModel
 
 F32 = np.float32

@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 import helpers  # noqa: F401  (sys.path)
-from edgemt_convert import model_ir as ir
+from edgemt_convert.format import model_ir as ir
 from edgemt_convert.quant import Int8Linear, qd8_params, quantize_input, quantize_rows, weight_error
 
 F32 = np.float32

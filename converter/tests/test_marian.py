@@ -18,10 +18,10 @@ import torch.nn.functional as F
 
 from helpers import REPO, TempDir, run_cli
 
-from edgemt_convert import model_ir as ir
+from edgemt_convert.format import model_ir as ir
 from edgemt_convert.cli import main
 from edgemt_convert.convert import load_float_model
-from edgemt_convert.reader import read
+from edgemt_convert.format.reader import read
 from edgemt_convert.reference_model import ReferenceModel
 
 sys.path.insert(0, os.path.join(REPO, "tests", "tools"))

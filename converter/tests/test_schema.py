@@ -7,7 +7,7 @@ import unittest
 from unittest import mock
 
 import helpers  # noqa: F401
-from edgemt_convert import schema
+from edgemt_convert.format import schema
 from edgemt_convert.errors import ConversionError
 
 

@@ -14,9 +14,9 @@ import numpy as np
 from helpers import REPO, SHARED, convert
 
 from edgemt_convert.decode import greedy
-from edgemt_convert.reader import read
+from edgemt_convert.format.reader import read
 from edgemt_convert.reference_model import ReferenceModel
-from edgemt_convert.tokenizer import load_processor
+from edgemt_convert.format.tokenizer import load_processor
 
 MODEL = os.path.join(SHARED, "models", "multi30k-ende")
 DEV_DE = os.path.join(SHARED, "data", "multi30k", "dev.de")

@@ -9,11 +9,11 @@ import torch
 
 from helpers import TempDir, convert, make_config, random_state_dict, write_checkpoint
 
-from edgemt_convert import model_ir as ir
+from edgemt_convert.format import model_ir as ir
 from edgemt_convert.convert import load_float_model
 from edgemt_convert.decode import greedy
 from edgemt_convert.quant import Int8Linear
-from edgemt_convert.reader import read
+from edgemt_convert.format.reader import read
 from edgemt_convert.reference_model import ReferenceModel
 
 # Every value of every variant key, most pairs of values.

@@ -10,10 +10,10 @@ import numpy as np
 
 from helpers import convert, train_spm, write_checkpoint
 
-from edgemt_convert import model_ir as ir
+from edgemt_convert.format import model_ir as ir
 from edgemt_convert.errors import ConversionError
-from edgemt_convert.reader import parse, read, tensor_data_offsets
-from edgemt_convert.writer import serialize
+from edgemt_convert.format.reader import parse, read, tensor_data_offsets
+from edgemt_convert.format.writer import serialize
 
 
 def assert_same(test, a, b, path="model"):
@@ -119,7 +119,7 @@ class FileLayout(unittest.TestCase):
     def test_int8_linears_hold_no_activation_parameters(self):
         """Format 2.0: a Linear table has weight and bias only (slots 0 and 1);
         the 1.x input_quant/output_quant slots are not written."""
-        from edgemt_convert.schema import fb
+        from edgemt_convert.format.schema import fb
         f = fb()
         self.assertFalse(hasattr(f, "QuantParams"))
         m = f.Model.Model.GetRootAs(self.files["int8"], 0)

@@ -217,8 +217,8 @@ class Marian(unittest.TestCase):
     def test_tokenizer_follows_the_marian_rule(self):
         import sentencepiece as spm
         sys.path.insert(0, os.path.join(REPO, "converter"))
-        from edgemt_convert.reader import read
-        from edgemt_convert.tokenizer import TextCodec
+        from edgemt_convert.format.reader import read
+        from edgemt_convert.format.tokenizer import TextCodec
         lines = self.text_lines()
         for name in CHECKPOINTS:
             with self.subTest(model=name):

@@ -28,9 +28,10 @@ class Version(unittest.TestCase):
         self.assertEqual(cli, "edgemt-translate %s (model formats %s)\n" % (expected, c_formats))
 
     def test_the_converter_writes_no_newer_format(self):
-        """The newest format minor the converter writes (converter/edgemt_convert/model_ir.py)
+        """The newest format minor the converter writes (converter/edgemt_convert/format/model_ir.py)
         is the newest the library says it reads."""
-        ir = os.path.join(os.path.dirname(__file__), "..", "..", "converter", "edgemt_convert", "model_ir.py")
+        ir = os.path.join(os.path.dirname(__file__), "..", "..", "converter", "edgemt_convert", "format",
+                          "model_ir.py")
         with open(ir, encoding="utf-8") as f:
             minors = [int(m) for m in re.findall(r"^FORMAT_MINOR\w* = ([0-9]+)", f.read(), re.M)]
         self.assertTrue(minors)

@@ -9,7 +9,7 @@ the start. tests/test_writer_reader.py checks it on real files.
 import numpy as np
 
 from . import model_ir as ir
-from .quant_int4 import pack_nibbles, to_bfloat16
+from .int4_encoding import pack_nibbles, to_bfloat16
 from .schema import fb
 
 DATA_ALIGNMENT = 64

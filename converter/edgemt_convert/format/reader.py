@@ -6,8 +6,8 @@ int8 simulation uses the int8 weights and row scales of the file itself).
 import numpy as np
 
 from . import model_ir as ir
-from .errors import ConversionError
-from .quant_int4 import from_bfloat16, unpack_nibbles, valid_block_size
+from ..errors import ConversionError
+from .int4_encoding import from_bfloat16, unpack_nibbles, valid_block_size
 from .schema import fb
 
 

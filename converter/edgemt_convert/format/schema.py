@@ -15,9 +15,9 @@ import subprocess
 import sys
 import tempfile
 
-from .errors import ConversionError
+from ..errors import ConversionError
 
-CONVERTER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CONVERTER_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCHEMA_PATH = os.path.join(os.path.dirname(CONVERTER_DIR), "schema", "edgemt.fbs")
 GENERATED_DIR = os.path.join(CONVERTER_DIR, ".generated")
 _STAMP = "schema.stamp"

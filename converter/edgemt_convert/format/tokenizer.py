@@ -1,0 +1,56 @@
+"""The file's Tokenizer table in use (schema/edgemt.fbs): SentencePiece
+processors from the model bytes it carries, and TextCodec, text <-> model
+ids as the runtime's Tokenizer computes them.
+
+The seed layout has one joint model for both languages, stored once
+(Tokenizer.source_model, no target_model), and its ids are the model's.
+Marian models map pieces through their own vocabularies
+(Tokenizer.source_vocabulary / target_vocabulary).
+"""
+from ..errors import ConversionError
+
+
+def load_processor(model_bytes):
+    import sentencepiece as spm
+    return spm.SentencePieceProcessor(model_proto=model_bytes)
+
+
+def split_language_token(text):
+    """(">>xx<<" or None, the rest): a multilingual Marian model's target
+    language token at the start of the text is one piece of its own."""
+    end = text.find("<<") if text.startswith(">>") else -1
+    if end < 0:
+        return None, text
+    return text[:end + 2], text[end + 2:]
+
+
+class TextCodec:
+    """Text to source ids (without </s>) and target ids to text, for a model_ir.Model."""
+
+    def __init__(self, model):
+        tok = model.tokenizer
+        if tok is None:
+            raise ConversionError("the model has no tokenizer: use token ids")
+        self.source = load_processor(tok.source_model)
+        self.target = load_processor(tok.target_model) if tok.target_model is not None else self.source
+        self.source_pieces = tok.source_vocabulary
+        self.target_pieces = tok.target_vocabulary or tok.source_vocabulary
+        self.source_ids = None
+        if self.source_pieces is not None:
+            self.source_ids = {p: i for i, p in enumerate(self.source_pieces)}
+        self.unk_id = model.config.unk_id
+
+    def encode(self, text):
+        if self.source_ids is None:
+            return self.source.encode(text)
+        code, rest = split_language_token(text)
+        pieces = ([code] if code is not None else []) + self.source.encode(rest, out_type=str)
+        return [self.source_ids.get(p, self.unk_id) for p in pieces]
+
+    def decode(self, ids):
+        if self.target_pieces is None:
+            return self.target.decode(list(ids))
+        # As MarianTokenizer: a piece the target model lacks (a shared vocabulary
+        # holds both languages' pieces) keeps its "\u2581", which becomes a space.
+        text = self.target.decode_pieces([self.target_pieces[i] for i in ids])
+        return text.replace("\u2581", " ").strip(" ")

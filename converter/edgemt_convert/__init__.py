@@ -11,9 +11,8 @@ Modules (one idea each):
   marian          a Marian directory -> float model_ir, every problem in one error
   safetensors     model.safetensors, read without a dependency
   tokenizer       SentencePiece checks against the config
-  quant           the int8 arithmetic of docs/int8.md (per-row weights, per-row dynamic inputs)
-  linalg          fast float GEMMs and exact integer GEMMs on oneDNN
-  int8_model      float model_ir -> int8 model_ir, per-tensor weight errors
+  quantize/       int8 and int4 weights and their exact simulations (int8, int4, linalg),
+                  model (float -> quantized model_ir), int4_plan (which Linears are int4)
   reference_model PyTorch forward pass of a model_ir (float or int8 simulation)
   decode          the shared greedy decoding rule; beam: beam search
   convert         the conversion pipeline; summary: its report

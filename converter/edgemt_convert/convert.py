@@ -3,11 +3,11 @@
   load + validate -> float model_ir: the seed layout (config.json, spm.model,
   model.pt) or a Hugging Face Marian directory (marian.py)
   float32: write it.
-  int8:    quantize the weights per row (int8_model), keeping the Linears
+  int8:    quantize the weights per row (quantize/model.py), keeping the Linears
            named by --keep-float in float32; write it with the quantization
            report in Metadata.quantization_summary.
   int4:    measure each Linear's int4 error on the model's own activations
-           (int4_model), then quantize as int8 with the Linears that pass in
+           (quantize/int4_plan.py), then quantize as int8 with the Linears that pass in
            int4 (docs/int4.md); the report names the layers kept in int8.
 
 Nothing is calibrated (docs/int8.md, format 2.0): a quantized file is a
@@ -36,7 +36,7 @@ class Options:
     out: str
     dtype: str = "int8"
     keep_float: str = "none"              # "none" or comma-separated Linear names
-    block_size: Optional[int] = None      # int4: inputs per scale (default int4_model.DEFAULT_BLOCK)
+    block_size: Optional[int] = None      # int4: inputs per scale (default int4_plan.DEFAULT_BLOCK)
     source_language: Optional[str] = None
     target_language: Optional[str] = None
     progress: bool = True
@@ -140,15 +140,15 @@ def convert(opts, out=None):
 
 @dataclass
 class Quantization:
-    reports: list                    # int8_model.TensorReport per tensor
+    reports: list                    # quantize.model.TensorReport per tensor
     kept_float: List[str]
-    int4: Optional[object] = None    # int4_model.Int4Plan for int4 files
+    int4: Optional[object] = None    # quantize.int4_plan.Int4Plan for int4 files
 
 
 def to_int8(model, keep, steps, int4=None):
     """(int8 model, Quantization) with the Linears in `keep` left float32
     and those in `int4` ({name: int4 ir.Tensor}) in int4."""
-    from .int8_model import linear_names, quantize_model
+    from .quantize.model import linear_names, quantize_model
     t0 = time.perf_counter()
     n = len(linear_names(model)) - len(keep) + 1 + (model.encoder.token_embedding is not None)
     with steps.bar("int4 weights" if int4 else "int8 weights", n) as bar:
@@ -158,9 +158,9 @@ def to_int8(model, keep, steps, int4=None):
 
 
 def to_int4(model, keep, block, steps):
-    """(int4 model, Quantization): int4_model decides which Linears are int4."""
-    from .int4_model import DEFAULT_BLOCK, plan_int4
-    from .int8_model import linear_names
+    """(int4 model, Quantization): int4_plan decides which Linears are int4."""
+    from .quantize.int4_plan import DEFAULT_BLOCK, plan_int4
+    from .quantize.model import linear_names
     t0 = time.perf_counter()
     with steps.bar("int4 layer errors", len(linear_names(model)) - len(keep)) as bar:
         plan = plan_int4(model, block or DEFAULT_BLOCK, keep_float=keep, progress=bar.update)
@@ -172,7 +172,7 @@ def to_int4(model, keep, block, steps):
 
 def parse_keep_float(value, model):
     """The --keep-float value as a list of Linear names ("none" or "": [])."""
-    from .int8_model import linear_names
+    from .quantize.model import linear_names
     if value in ("none", ""):
         return []
     names = linear_names(model)

@@ -3,9 +3,9 @@
 One implementation serves every variant (post/pre-LN, ReLU/GELU/SiLU,
 sinusoidal/learned positions, shared embeddings, tied output) and both
 number formats: a Linear whose weight is int8 runs the exact int8
-arithmetic of docs/int8.md (quant.Int8Linear: each input row quantized with
+arithmetic of docs/int8.md (quantize.int8.Int8Linear: each input row quantized with
 its own range, exact integer GEMM, float32 output), an int4 one that of
-docs/int4.md (quant_int4.Int4Linear), a float32 one runs in float.
+docs/int4.md (quantize.int4.Int4Linear), a float32 one runs in float.
 So the float model of a checkpoint, a float32 file and an int8 file all run
 this code, and an int8 file read back from disk is a conformance oracle for
 the runtime.
@@ -23,10 +23,10 @@ import torch
 import torch.nn.functional as F
 
 from .format import model_ir as ir
-from .linalg import Matmul
+from .quantize.linalg import Matmul
 from .format.positions import sinusoid_table
-from .quant import Int8Linear
-from .quant_int4 import Int4Linear
+from .quantize.int8 import Int8Linear
+from .quantize.int4 import Int4Linear
 
 _NEG_INF = float("-inf")
 

@@ -129,7 +129,7 @@ def summarize(model, size, weights, notes, quant, opts):
 
 
 def _int4_lines(model, plan):
-    from .int4_model import OUTPUT_ERROR_LIMIT
+    from .quantize.int4_plan import OUTPUT_ERROR_LIMIT
     blocks = sorted(set(t.block_size for t in plan.int4.values()))
     kept = [m for m in plan.layers if m.kept_int8]
     lines = ["int4 (format %d.%d, docs/int4.md): %d of %d Linears in 4 bits with a bfloat16 scale per %s inputs; "

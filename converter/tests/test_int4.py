@@ -10,11 +10,11 @@ import torch
 
 from helpers import TempDir, convert, write_checkpoint
 
-from edgemt_convert import int4_model
+from edgemt_convert.quantize import int4_plan
 from edgemt_convert.format import model_ir as ir
-from edgemt_convert.quant import Int8Linear, quantize_input, quantize_rows
+from edgemt_convert.quantize.int8 import Int8Linear, quantize_input, quantize_rows
 from edgemt_convert.format.int4_encoding import from_bfloat16, pack_nibbles, to_bfloat16, unpack_nibbles
-from edgemt_convert.quant_int4 import Int4Linear, quantize_blocks
+from edgemt_convert.quantize.int4 import Int4Linear, quantize_blocks
 from edgemt_convert.format.reader import read
 from edgemt_convert.reference_model import ReferenceModel
 
@@ -80,10 +80,10 @@ class BlockQuantizer(unittest.TestCase):
             self.assertTrue(np.all(err <= err7 * (1 + 1e-12)), block)
 
     def test_block_for_picks_the_largest_dividing_multiple_of_32(self):
-        self.assertEqual(int4_model.block_for(256, 128), 128)
-        self.assertEqual(int4_model.block_for(96, 128), 96)
-        self.assertEqual(int4_model.block_for(160, 128), 32)
-        self.assertEqual(int4_model.block_for(48, 128), 0)
+        self.assertEqual(int4_plan.block_for(256, 128), 128)
+        self.assertEqual(int4_plan.block_for(96, 128), 96)
+        self.assertEqual(int4_plan.block_for(160, 128), 32)
+        self.assertEqual(int4_plan.block_for(48, 128), 0)
 
 
 class Int4LinearAgainstTheDocument(unittest.TestCase):
@@ -156,18 +156,18 @@ class ConvertInt4(unittest.TestCase):
         write_checkpoint(tmp("ckpt"))
         from edgemt_convert.convert import load_float_model
         model, _, _ = load_float_model(tmp("ckpt"))
-        plan = int4_model.plan_int4(model, 128)
+        plan = int4_plan.plan_int4(model, 128)
         errors = sorted(m.int4_error for m in plan.layers)
         # a limit between two measured errors: the layers above it stay int8, and their groups
         limit = (errors[-1] + errors[-2]) / 2
-        old = int4_model.OUTPUT_ERROR_LIMIT
+        old = int4_plan.OUTPUT_ERROR_LIMIT
         try:
-            int4_model.OUTPUT_ERROR_LIMIT = limit
-            plan = int4_model.plan_int4(model, 128)
+            int4_plan.OUTPUT_ERROR_LIMIT = limit
+            plan = int4_plan.plan_int4(model, 128)
         finally:
-            int4_model.OUTPUT_ERROR_LIMIT = old
+            int4_plan.OUTPUT_ERROR_LIMIT = old
         worst = max(plan.layers, key=lambda m: m.int4_error)
-        group = next(g for g in int4_model.fused_groups(model) if worst.name in g)
+        group = next(g for g in int4_plan.fused_groups(model) if worst.name in g)
         kept = {m.name for m in plan.layers if m.kept_int8}
         self.assertEqual(kept, set(group))
         self.assertTrue(all(n not in plan.int4 for n in group))

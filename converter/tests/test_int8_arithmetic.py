@@ -10,7 +10,7 @@ import torch
 
 import helpers  # noqa: F401  (sys.path)
 from edgemt_convert.format import model_ir as ir
-from edgemt_convert.quant import Int8Linear, qd8_params, quantize_input, quantize_rows, weight_error
+from edgemt_convert.quantize.int8 import Int8Linear, qd8_params, quantize_input, quantize_rows, weight_error
 
 F32 = np.float32
 U = 2.0 ** -24          # float32 unit roundoff
@@ -231,7 +231,7 @@ class Int8LinearAgainstTheDocument(unittest.TestCase):
     def test_exact_integer_gemm(self):
         """linalg.ExactIntMatmul against int64: sums far beyond 2^24 with
         arbitrary low bits, which a plain float32 GEMM gets wrong."""
-        from edgemt_convert.linalg import ExactIntMatmul
+        from edgemt_convert.quantize.linalg import ExactIntMatmul
         rng = np.random.default_rng(4)
         for k in (300, 512, 2048, 3000):
             xd = rng.integers(150, 256, (40, k)) * rng.choice([-1, 1], (40, 1))
@@ -264,7 +264,7 @@ class GreedyChoice(unittest.TestCase):
         from helpers import make_config, random_state_dict
         from edgemt_convert.build import build_float_model
         from edgemt_convert.config import parse_config
-        from edgemt_convert.quant import quantize_tensor
+        from edgemt_convert.quantize.int8 import quantize_tensor
         from edgemt_convert.reference_model import ReferenceModel
         cfg = make_config()
         model, _ = build_float_model(parse_config(cfg), random_state_dict(cfg))

@@ -12,7 +12,7 @@ from helpers import TempDir, convert, make_config, random_state_dict, write_chec
 from edgemt_convert.format import model_ir as ir
 from edgemt_convert.convert import load_float_model
 from edgemt_convert.decode import greedy
-from edgemt_convert.quant import Int8Linear
+from edgemt_convert.quantize.int8 import Int8Linear
 from edgemt_convert.format.reader import read
 from edgemt_convert.reference_model import ReferenceModel
 

@@ -32,7 +32,7 @@ import torch
 from e2e_common import REPO
 
 sys.path.insert(0, os.path.join(REPO, "converter"))
-from edgemt_convert.quant import Int8Linear, quantize_input  # noqa: E402
+from edgemt_convert.quantize.int8 import Int8Linear, quantize_input  # noqa: E402
 from edgemt_convert.format.reader import parse, tensor_data_offsets  # noqa: E402
 from edgemt_convert.reference_model import ReferenceModel  # noqa: E402
 

@@ -16,13 +16,13 @@ from typing import Dict, List, Optional
 import numpy as np
 import torch
 
-from .decode import greedy
-from .int8_model import linear_names
-from .quant import Int8Linear, quantize_tensor
-from .format.int4_encoding import BLOCK_MULTIPLE
-from .quant_int4 import Int4Linear, quantize_blocks
-from .format import model_ir as ir
-from .reference_model import ReferenceModel
+from ..decode import greedy
+from .model import linear_names
+from .int8 import Int8Linear, quantize_tensor
+from ..format.int4_encoding import BLOCK_MULTIPLE
+from .int4 import Int4Linear, quantize_blocks
+from ..format import model_ir as ir
+from ..reference_model import ReferenceModel
 
 # Inputs per scale. Chosen by measurement (docs/int4.md, "Block size"): on
 # Multi30k, BLEU and identical sentences do not change measurably from 32

@@ -16,8 +16,8 @@ import copy
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from .format import model_ir as ir
-from .quant import quantize_tensor, weight_error
+from ..format import model_ir as ir
+from .int8 import quantize_tensor, weight_error
 
 
 @dataclass
@@ -38,7 +38,7 @@ def linear_names(model):
 def quantize_model(model, keep_float=(), int4=None, progress=None):
     """Returns (quantized model_ir.Model, [TensorReport]) for a float model.
     keep_float: names of Linears whose weight stays float32; int4: {name:
-    int4 ir.Tensor} of Linears whose weight is that tensor (int4_model's
+    int4 ir.Tensor} of Linears whose weight is that tensor (int4_plan's
     plan; the file is then int4)."""
     int4 = int4 or {}
     q = copy.deepcopy(model)

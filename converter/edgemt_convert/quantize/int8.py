@@ -16,7 +16,7 @@ rounds exactly once, as the formulas say.
 import numpy as np
 import torch
 
-from .format import model_ir as ir
+from ..format import model_ir as ir
 from .linalg import ExactIntMatmul
 
 F32 = np.float32

@@ -4,7 +4,7 @@ int4 Linear as XNNPACK's qd8-f32-qb4w kernels compute it (torch).
 
 Weights: q in [-8, 7], value = q * s[row, block]; s is a bfloat16 chosen per
 block to minimize the block's squared error (see quantize_blocks).
-Inputs: quantized per row at run time exactly as for int8 (quant.py).
+Inputs: quantized per row at run time exactly as for int8 (int8.py).
 GEMM, all in float32, in this order:
   acc_b = sum_{c in block b} xq[c] * q[r, c]       (exact integer; xq holds the zero point)
   k     = -sum_b s[r, b] * sum_{c in block b} q[r, c]  (summed over b in order when packing)
@@ -14,9 +14,9 @@ GEMM, all in float32, in this order:
 import numpy as np
 import torch
 
-from .format.int4_encoding import from_bfloat16, to_bfloat16, valid_block_size
+from ..format.int4_encoding import from_bfloat16, to_bfloat16, valid_block_size
 from .linalg import Matmul
-from .quant import quantize_input
+from .int8 import quantize_input
 
 F32 = np.float32
 

@@ -13,11 +13,11 @@ Modules (one idea each):
   tokenizer       SentencePiece checks against the config
   quantize/       int8 and int4 weights and their exact simulations (int8, int4, linalg),
                   model (float -> quantized model_ir), int4_plan (which Linears are int4)
-  reference_model PyTorch forward pass of a model_ir (float or int8 simulation)
-  decode          the shared greedy decoding rule; beam: beam search
+  reference/      the PyTorch reference decoder: model (forward pass of a model_ir, float,
+                  int8 or int4 simulation), decode (greedy), beam, record, cli (edgemt-reference)
   convert         the conversion pipeline; summary: its report
   outfile         atomic output writing
-  cli, reference_cli   the two executables
+  cli             edgemt-convert
 """
 
 __version__ = "2.0.0"

@@ -161,9 +161,10 @@ def to_int4(model, keep, block, steps):
     """(int4 model, Quantization): int4_plan decides which Linears are int4."""
     from .quantize.int4_plan import DEFAULT_BLOCK, plan_int4
     from .quantize.model import linear_names
+    from .reference.record import record_linear_inputs
     t0 = time.perf_counter()
     with steps.bar("int4 layer errors", len(linear_names(model)) - len(keep)) as bar:
-        plan = plan_int4(model, block or DEFAULT_BLOCK, keep_float=keep, progress=bar.update)
+        plan = plan_int4(model, block or DEFAULT_BLOCK, record_linear_inputs, keep_float=keep, progress=bar.update)
     steps.timed("measure", t0)
     qmodel, quant = to_int8(model, keep, steps, int4=plan.int4)
     quant.int4 = plan

@@ -16,7 +16,8 @@ from edgemt_convert.quantize.int8 import Int8Linear, quantize_input, quantize_ro
 from edgemt_convert.format.int4_encoding import from_bfloat16, pack_nibbles, to_bfloat16, unpack_nibbles
 from edgemt_convert.quantize.int4 import Int4Linear, quantize_blocks
 from edgemt_convert.format.reader import read
-from edgemt_convert.reference_model import ReferenceModel
+from edgemt_convert.reference.model import ReferenceModel
+from edgemt_convert.reference.record import record_linear_inputs
 
 F32 = np.float32
 
@@ -156,14 +157,14 @@ class ConvertInt4(unittest.TestCase):
         write_checkpoint(tmp("ckpt"))
         from edgemt_convert.convert import load_float_model
         model, _, _ = load_float_model(tmp("ckpt"))
-        plan = int4_plan.plan_int4(model, 128)
+        plan = int4_plan.plan_int4(model, 128, record_linear_inputs)
         errors = sorted(m.int4_error for m in plan.layers)
         # a limit between two measured errors: the layers above it stay int8, and their groups
         limit = (errors[-1] + errors[-2]) / 2
         old = int4_plan.OUTPUT_ERROR_LIMIT
         try:
             int4_plan.OUTPUT_ERROR_LIMIT = limit
-            plan = int4_plan.plan_int4(model, 128)
+            plan = int4_plan.plan_int4(model, 128, record_linear_inputs)
         finally:
             int4_plan.OUTPUT_ERROR_LIMIT = old
         worst = max(plan.layers, key=lambda m: m.int4_error)

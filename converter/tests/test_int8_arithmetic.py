@@ -257,7 +257,7 @@ class Int8LinearAgainstTheDocument(unittest.TestCase):
 
 
 class GreedyChoice(unittest.TestCase):
-    """reference_model.choose with an int8 projection: the argmax of its float
+    """ReferenceModel.choose with an int8 projection: the argmax of its float
     output, the lowest id on ties, eos excluded under min_length."""
 
     def setUp(self):
@@ -265,7 +265,7 @@ class GreedyChoice(unittest.TestCase):
         from edgemt_convert.build import build_float_model
         from edgemt_convert.config import parse_config
         from edgemt_convert.quantize.int8 import quantize_tensor
-        from edgemt_convert.reference_model import ReferenceModel
+        from edgemt_convert.reference.model import ReferenceModel
         cfg = make_config()
         model, _ = build_float_model(parse_config(cfg), random_state_dict(cfg))
         proj = model.decoder.output_projection
@@ -294,7 +294,7 @@ class GreedyChoice(unittest.TestCase):
         forbid = torch.ones(200, dtype=torch.bool)
         forbid[::2] = False
         self.model.decoder.output_projection.bias[3] = 100.0            # eos wins wherever allowed
-        from edgemt_convert.reference_model import ReferenceModel
+        from edgemt_convert.reference.model import ReferenceModel
         ref = ReferenceModel(self.model)
         ids, rows = ref.choose(self.h, forbid, want_rows=True)
         self.assertEqual(ids.tolist(), self.brute_force(rows, forbid.tolist()))
@@ -308,7 +308,7 @@ class GreedyChoice(unittest.TestCase):
             w.data[r] = w.data[7]
             w.scales[r] = w.scales[7]
             proj.bias[r] = proj.bias[7] = 50.0                           # 7, 10 and 20 tie at the top
-        from edgemt_convert.reference_model import ReferenceModel
+        from edgemt_convert.reference.model import ReferenceModel
         ref = ReferenceModel(self.model)
         ids, rows = ref.choose(self.h[:5], want_rows=True)
         self.assertTrue(torch.equal(rows[:, 7], rows[:, 20]))

@@ -22,7 +22,7 @@ from edgemt_convert.format import model_ir as ir
 from edgemt_convert.cli import main
 from edgemt_convert.convert import load_float_model
 from edgemt_convert.format.reader import read
-from edgemt_convert.reference_model import ReferenceModel
+from edgemt_convert.reference.model import ReferenceModel
 
 sys.path.insert(0, os.path.join(REPO, "tests", "tools"))
 import make_marian_checkpoint  # noqa: E402

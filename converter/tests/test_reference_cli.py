@@ -8,7 +8,7 @@ import numpy as np
 
 from helpers import CONVERTER, convert, corpus_lines, run_cli, train_spm, write_checkpoint
 
-from edgemt_convert.reference_cli import main
+from edgemt_convert.reference.cli import main
 
 SOURCES = "5 17 33 9 3\n44 3\n\n7 8 9 10 11 12 13 14 15 16 17 3\n"
 

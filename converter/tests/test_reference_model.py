@@ -13,8 +13,8 @@ from test_variants import VARIANTS
 
 from edgemt_convert.build import build_float_model
 from edgemt_convert.config import parse_config
-from edgemt_convert.decode import greedy, max_steps
-from edgemt_convert.reference_model import ReferenceModel
+from edgemt_convert.reference.decode import greedy, max_steps
+from edgemt_convert.reference.model import ReferenceModel
 
 
 class TorchSeq2Seq(nn.Module):

@@ -13,9 +13,9 @@ import numpy as np
 
 from helpers import REPO, SHARED, convert
 
-from edgemt_convert.decode import greedy
+from edgemt_convert.reference.decode import greedy
 from edgemt_convert.format.reader import read
-from edgemt_convert.reference_model import ReferenceModel
+from edgemt_convert.reference.model import ReferenceModel
 from edgemt_convert.format.tokenizer import load_processor
 
 MODEL = os.path.join(SHARED, "models", "multi30k-ende")

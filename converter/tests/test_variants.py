@@ -11,10 +11,10 @@ from helpers import TempDir, convert, make_config, random_state_dict, write_chec
 
 from edgemt_convert.format import model_ir as ir
 from edgemt_convert.convert import load_float_model
-from edgemt_convert.decode import greedy
+from edgemt_convert.reference.decode import greedy
 from edgemt_convert.quantize.int8 import Int8Linear
 from edgemt_convert.format.reader import read
-from edgemt_convert.reference_model import ReferenceModel
+from edgemt_convert.reference.model import ReferenceModel
 
 # Every value of every variant key, most pairs of values.
 VARIANTS = [
@@ -111,7 +111,7 @@ class Variants(unittest.TestCase):
         file and run in float; the summary names them; bad names fail."""
         from helpers import run_cli
         from edgemt_convert.cli import main
-        from edgemt_convert.reference_model import FloatLinear
+        from edgemt_convert.quantize.linear import FloatLinear
         tmp = TempDir(self)
         write_checkpoint(tmp("ckpt"))
         names = "encoder.layers.0.self_attention.value,decoder.output_projection"

@@ -3,7 +3,7 @@ simulation of docs/int8.md.
 
 `edgemt-dump-tensors ... --linears` records every quantized Linear the
 runtime ran: its float input, the integers and parameters XNNPACK quantized
-it to, and its float output. The simulation (reference_model.ReferenceModel
+it to, and its float output. The simulation (reference.model.ReferenceModel
 over the same file) then runs in lock step with it. Each of its int8
 Linears, called with the simulation's own input, checks:
 
@@ -34,7 +34,7 @@ from e2e_common import REPO
 sys.path.insert(0, os.path.join(REPO, "converter"))
 from edgemt_convert.quantize.int8 import Int8Linear, quantize_input  # noqa: E402
 from edgemt_convert.format.reader import parse, tensor_data_offsets  # noqa: E402
-from edgemt_convert.reference_model import ReferenceModel  # noqa: E402
+from edgemt_convert.reference.model import ReferenceModel  # noqa: E402
 
 # Of the largest absolute value of the runtime's input (at least 1e-6).
 FLOAT_TOLERANCE = 2e-6

@@ -3,12 +3,14 @@
 Each Linear's int4 error is measured on the model's own activations: the
 float model greedily translates a fixed set of synthetic sources (random
 token ids, the same for every conversion), every Linear's inputs along the
-way are kept, and the int4 and int8 simulations of the layer are compared
-with its float output on them. A layer whose int4 output error exceeds
-OUTPUT_ERROR_LIMIT stays int8, together with the layers the runtime fuses
-with it (an attention's query, key and value; cross-attention's key and
-value), since a fused product runs in one type. So does a layer whose input
-width no block size divides. Embeddings are int8 in every int4 file.
+way are kept (by the function the caller hands in: the reference decoder's
+reference.record.record_linear_inputs), and the int4 and int8 simulations
+of the layer are compared with its float output on them. A layer whose int4
+output error exceeds OUTPUT_ERROR_LIMIT stays int8, together with the layers
+the runtime fuses with it (an attention's query, key and value;
+cross-attention's key and value), since a fused product runs in one type.
+So does a layer whose input width no block size divides. Embeddings are
+int8 in every int4 file.
 """
 from dataclasses import dataclass
 from typing import Dict, List, Optional
@@ -16,13 +18,12 @@ from typing import Dict, List, Optional
 import numpy as np
 import torch
 
-from ..decode import greedy
-from .model import linear_names
-from .int8 import Int8Linear, quantize_tensor
+from ..format import model_ir as ir
 from ..format.int4_encoding import BLOCK_MULTIPLE
 from .int4 import Int4Linear, quantize_blocks
-from ..format import model_ir as ir
-from ..reference_model import ReferenceModel
+from .int8 import Int8Linear, quantize_tensor
+from .linear import FloatLinear
+from .model import linear_names
 
 # Inputs per scale. Chosen by measurement (docs/int4.md, "Block size"): on
 # Multi30k, BLEU and identical sentences do not change measurably from 32
@@ -98,48 +99,31 @@ def sample_sources(model):
     return sources
 
 
-class _Recorder:
-    """Wraps a Linear op and keeps (a sample of) its input rows."""
-
-    def __init__(self, op):
-        self.op = op
-        self.rows = []
-
-    def __call__(self, x):
-        self.rows.append(x.reshape(-1, x.shape[-1]).detach().clone())
-        return self.op(x)
-
-    def inputs(self):
-        x = torch.cat(self.rows)
-        if x.shape[0] > MAX_ROWS:
-            pick = torch.from_numpy(np.random.default_rng(SAMPLE_SEED).choice(x.shape[0], MAX_ROWS, replace=False))
-            x = x[pick]
-        return x
+def _sample_rows(x):
+    """At most MAX_ROWS of a layer's input rows, chosen with the sample's seed."""
+    if x.shape[0] > MAX_ROWS:
+        pick = torch.from_numpy(np.random.default_rng(SAMPLE_SEED).choice(x.shape[0], MAX_ROWS, replace=False))
+        x = x[pick]
+    return x
 
 
 def _relative(y, ref):
     return float(torch.linalg.norm((y - ref).double()) / max(float(torch.linalg.norm(ref.double())), 1e-30))
 
 
-def record_inputs(ref, model):
-    """{Linear name: its input rows} while the float model `ref` (a
-    ReferenceModel of `model`) translates the sample; ref.ops is left as it was."""
-    ops = dict(ref.ops)
-    recorders = {name: _Recorder(op) for name, op in ops.items()}
-    ref.ops.update(recorders)
-    try:
-        greedy(ref, sample_sources(model), batch_size=SAMPLE_SENTENCES)
-    finally:
-        ref.ops.update(ops)
-    return {name: r.inputs() for name, r in recorders.items() if r.rows}
+def _output_errors(lin, int4_weight, x, fused_relu):
+    """(int4, int8) relative RMS output errors of a float Linear on inputs x."""
+    y = FloatLinear(lin.weight.data, lin.bias)(x)      # a float op leaves the fused ReLU to the caller
+    if fused_relu:
+        y = torch.clamp(y, min=0.0)
+    e4 = _relative(Int4Linear(int4_weight, lin.bias, fused_relu)(x), y)
+    e8 = _relative(Int8Linear(quantize_tensor(lin.weight), lin.bias, fused_relu)(x), y)
+    return e4, e8
 
 
-@torch.no_grad()
-def plan_int4(model, block, keep_float=(), progress=None):
-    """Int4Plan for a float model: every Linear with a weight of its own and
-    not in keep_float is int4 unless its group's error says int8."""
-    ref = ReferenceModel(model)
-    inputs = record_inputs(ref, model)
+def _measure(model, inputs, block, keep_float, progress):
+    """({name: LayerError}, {name: int4 ir.Tensor}) of every Linear with a
+    weight of its own and not in keep_float."""
     relu = model.config.activation == ir.ACT_RELU
     linears = dict(model.named_linears())
     errors, weights = {}, {}
@@ -148,20 +132,19 @@ def plan_int4(model, block, keep_float=(), progress=None):
             continue
         lin = linears[name]
         b = block_for(lin.weight.shape[1], block)
-        fused_relu = relu and name.endswith("feed_forward.up")
-        x = inputs.get(name)
         e4 = e8 = None
         if b:
             weights[name] = ir.Tensor(*quantize_blocks(lin.weight.data, b), block_size=b)
-        if x is not None and b:
-            y = ref.ops[name](x)                 # a float op leaves the fused ReLU to the caller
-            if fused_relu:
-                y = torch.clamp(y, min=0.0)
-            e4 = _relative(Int4Linear(weights[name], lin.bias, fused_relu)(x), y)
-            e8 = _relative(Int8Linear(quantize_tensor(lin.weight), lin.bias, fused_relu)(x), y)
+            if name in inputs:
+                e4, e8 = _output_errors(lin, weights[name], inputs[name], relu and name.endswith("feed_forward.up"))
         errors[name] = LayerError(name, b, e4, e8)
         if progress:
             progress(1)
+    return errors, weights
+
+
+def _keep_groups_int8(model, errors):
+    """Marks every member of a fused group int8 when one member must be."""
     for group in fused_groups(model):
         members = [errors[n] for n in group if n in errors]
         if not members:
@@ -176,6 +159,19 @@ def plan_int4(model, block, keep_float=(), progress=None):
             continue
         for m in members:
             m.kept_int8, m.reason = True, reason
+
+
+@torch.no_grad()
+def plan_int4(model, block, record_inputs, keep_float=(), progress=None):
+    """Int4Plan for a float model: every Linear with a weight of its own and
+    not in keep_float is int4 unless its group's error says int8.
+    record_inputs(model, sources) returns {Linear name: its input rows [n, in]}
+    while the float model greedily translates sources (id lists):
+    reference.record.record_linear_inputs."""
+    recorded = record_inputs(model, sample_sources(model))
+    inputs = {name: _sample_rows(x) for name, x in recorded.items()}
+    errors, weights = _measure(model, inputs, block, keep_float, progress)
+    _keep_groups_int8(model, errors)
     layers = [errors[n] for n in linear_names(model) if n in errors]
     int4 = {m.name: weights[m.name] for m in layers if not m.kept_int8}
     sample = "%d synthetic sources (random ids, seed %d) and the float model's greedy translations" % (

@@ -22,33 +22,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .format import model_ir as ir
-from .quantize.linalg import Matmul
-from .format.positions import sinusoid_table
-from .quantize.int8 import Int8Linear
-from .quantize.int4 import Int4Linear
+from ..format import model_ir as ir
+from ..format.positions import sinusoid_table
+from ..quantize.linear import make_linear
 
 _NEG_INF = float("-inf")
-
-
-class FloatLinear:
-    def __init__(self, weight, bias):
-        self.mm = Matmul(torch.from_numpy(np.ascontiguousarray(weight, dtype=np.float32)))
-        self.b = None if bias is None else torch.from_numpy(np.asarray(bias, dtype=np.float32))
-        self.out_features = self.mm.out_features
-
-    def __call__(self, x):
-        y = self.mm(x)
-        return y if self.b is None else y + self.b
-
-
-def make_linear(weight, linear, fused_relu=False):
-    """The op for one Linear: int8 or int4 as its weight, float otherwise."""
-    if weight.is_int8:
-        return Int8Linear(weight, linear.bias, fused_relu)
-    if weight.is_int4:
-        return Int4Linear(weight, linear.bias, fused_relu)
-    return FloatLinear(weight.data, linear.bias)
 
 
 class _Norm:
@@ -79,7 +57,10 @@ class DecoderState:
 
 
 class ReferenceModel:
-    """Runs a model_ir.Model."""
+    """Runs a model_ir.Model. `ops` maps every Linear's name (Model.named_linears)
+    to the op that computes it (quantize.linear); a caller may wrap or replace
+    one (record.py keeps their inputs, tests/e2e/int8_layers.py runs the
+    runtime's values through them)."""
 
     def __init__(self, model):
         self.model = model

@@ -30,7 +30,7 @@ import sys
 
 import numpy as np
 
-from .errors import ConversionError
+from ..errors import ConversionError
 
 PROG = "edgemt-reference"
 
@@ -58,8 +58,8 @@ def parser():
 
 
 def _load(args):
-    from .convert import load_float_model
-    from .format.reader import read
+    from ..convert import load_float_model
+    from ..format.reader import read
     if args.checkpoint:
         model, _, _ = load_float_model(args.checkpoint)
     else:
@@ -122,8 +122,8 @@ def main(argv=None):
         import torch
         torch.set_num_threads(args.threads)
         from .decode import greedy
-        from .reference_model import ReferenceModel
-        from .format.tokenizer import TextCodec
+        from .model import ReferenceModel
+        from ..format.tokenizer import TextCodec
         model = _load(args)
         if args.beam_size is None:
             args.beam_size = model.config.default_beam_size or 1

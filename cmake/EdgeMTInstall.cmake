@@ -44,7 +44,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/runtime/include/edgemt
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
   FILES_MATCHING PATTERN "*.h")
 
-# The command-line translator (examples/CMakeLists.txt).
+# The command-line translator (cli/CMakeLists.txt).
 if(TARGET edgemt-translate)
   install(TARGETS edgemt-translate RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()

@@ -113,20 +113,16 @@ class Translator(_Translator):
         model = model_path if isinstance(model_path, Model) else Model(os.fspath(model_path))
         cache = "" if packed_cache_dir is None else os.fspath(packed_cache_dir)
         if max_beam_size is None:
-            max_beam_size = max(1, model.default_beam_size)
+            max_beam_size = model._max_beam_size
         super().__init__(model, threads, max_batch_size, max_beam_size, max_source_length, max_target_length,
                          long_input, cache, max_batch_tokens)
-        # The model's own choices, for the options a call leaves out.
-        self._defaults = {}
-        if model.default_beam_size > 1:
-            self._defaults["beam_size"] = min(model.default_beam_size, self.max_beam_size)
-        if model.default_max_length > 0:
-            self._defaults["max_length"] = model.default_max_length
+        self._model = model
 
     def _decoding(self, options, greedy_only=False):
-        defaults = dict(self._defaults)
-        if greedy_only or options.get("sampling_topk", 1) != 1:
-            defaults.pop("beam_size", None)    # streaming and sampling are greedy
+        # The model's own choices (the runtime's rule) for the options a call
+        # leaves out; streaming and sampling are greedy.
+        greedy_only = greedy_only or options.get("sampling_topk", 1) != 1
+        defaults = self._model._decode_defaults(self.max_beam_size, greedy_only)
         return _decode_options(options, defaults)
 
     def translate(self, texts, **options):

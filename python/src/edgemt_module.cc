@@ -104,7 +104,21 @@ PYBIND11_MODULE(_edgemt, m) {
           "The beam size the checkpoint chose (a Marian model's num_beams); 0: none.")
       .def_property_readonly(
           "default_max_length", [](const Model& model) { return model.model->config().default_max_length; },
-          "The output length limit the checkpoint chose (ids, </s> included); 0: none.");
+          "The output length limit the checkpoint chose (ids, </s> included); 0: none.")
+      .def_property_readonly(
+          "_max_beam_size", [](const Model& model) { return edgemt::ModelMaxBeamSize(model.model->config()); },
+          "The max_beam_size a translator needs for the model's own beam size.")
+      .def(
+          "_decode_defaults",
+          [](const Model& model, int max_beam_size, bool greedy_only) {
+            const edgemt::DecodeOptions d = edgemt::ModelDecodeDefaults(model.model->config(), max_beam_size, greedy_only);
+            py::dict defaults;
+            defaults["beam_size"] = d.beam_size;
+            defaults["max_length"] = d.max_length;
+            return defaults;
+          },
+          py::arg("max_beam_size"), py::arg("greedy_only"),
+          "The decoding the model asks for, for the options a call leaves to it (edgemt/text_translator.h).");
 
   // Fields as in edgemt/translator.h, which documents each; the package
   // fills one from keyword arguments (a wrong type raises TypeError here).

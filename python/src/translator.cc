@@ -68,7 +68,6 @@ std::vector<TranslationResult> Translator::TranslateTexts(const std::vector<std:
   edgemt::Status status;
   {
     py::gil_scoped_release released;
-    std::lock_guard<std::mutex> lock(busy_);
     status = translator_->TranslateTexts(texts.data(), texts.size(), decode, &results, return_scores);
   }
   return Collect(status, results, first_index);
@@ -85,7 +84,6 @@ std::vector<TranslationResult> Translator::TranslateIds(std::vector<std::vector<
   edgemt::Status status;
   {
     py::gil_scoped_release released;
-    std::lock_guard<std::mutex> lock(busy_);
     status = translator_->TranslateIds(sources.data(), sources.size(), decode, &results, return_scores);
   }
   return Collect(status, results, first_index);
@@ -94,7 +92,7 @@ std::vector<TranslationResult> Translator::TranslateIds(std::vector<std::vector<
 std::unique_ptr<PieceStream> Translator::StartStream(std::string text, const edgemt::DecodeOptions& decode) {
   return std::make_unique<PieceStream>(
       [this, text = std::move(text), decode](const edgemt::PieceCallback& on_piece) {
-        std::lock_guard<std::mutex> lock(busy_);  // on the worker: held until the stream ends or stops
+        // On the worker: the translator is busy until the stream ends or stops.
         edgemt::TextResult result;  // its text is the pieces' concatenation, which the consumer has
         return translator_->TranslateStreaming(text, decode, on_piece, &result);
       });

@@ -1,5 +1,5 @@
 // What the Python classes Model, Translator and TranslationResult hold: a
-// TextTranslator behind a lock, called without the GIL, with its statuses
+// TextTranslator (which serializes its calls), called without the GIL, with its statuses
 // raised as Python exceptions (status_exception.h). Every method except
 // the constructors expects the GIL on entry.
 #pragma once
@@ -7,7 +7,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -54,10 +53,8 @@ class Translator {
   const edgemt::TextTranslator& text_translator() const { return *translator_; }
 
  private:
+  // One translation at a time: a second caller waits in it without the GIL.
   std::unique_ptr<edgemt::TextTranslator> translator_;
-  // One translation at a time (TextTranslator is used by one thread at a
-  // time); a second caller waits here without the GIL.
-  std::mutex busy_;
 };
 
 }  // namespace edgemt_python

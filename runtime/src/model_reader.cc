@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "config_reader.h"
 #include "edgemt_generated.h"
 
 namespace edgemt {
@@ -153,97 +154,6 @@ Status ReadFeedForward(const fb::FeedForward* ffn, const std::string& name, int 
   return ReadLinear(ffn->down(), name + ".down", d, d_ff, nullptr, &out->down);
 }
 
-Status ReadConfig(const fb::Config* c, ModelConfig* out) {
-  if (c == nullptr) return Invalid("the config is missing");
-  // Bounds keep every size computation far from integer overflow.
-  auto check = [](uint32_t value, uint32_t max, const char* what) -> Status {
-    if (value == 0 || value > max)
-      return Invalid(std::string(what) + " is " + std::to_string(value) + ", expected 1.." + std::to_string(max));
-    return Status::Ok();
-  };
-  EDGEMT_RETURN_IF_ERROR(check(c->d_model(), 65536, "d_model"));
-  EDGEMT_RETURN_IF_ERROR(check(c->num_heads(), 1024, "num_heads"));
-  EDGEMT_RETURN_IF_ERROR(check(c->d_ff(), 1 << 20, "d_ff"));
-  EDGEMT_RETURN_IF_ERROR(check(c->encoder_layers(), 1024, "encoder_layers"));
-  EDGEMT_RETURN_IF_ERROR(check(c->decoder_layers(), 1024, "decoder_layers"));
-  EDGEMT_RETURN_IF_ERROR(check(c->source_vocab_size(), 1 << 24, "source_vocab_size"));
-  EDGEMT_RETURN_IF_ERROR(check(c->target_vocab_size(), 1 << 24, "target_vocab_size"));
-  EDGEMT_RETURN_IF_ERROR(check(c->max_positions(), 1 << 16, "max_positions"));
-  if (c->d_model() % c->num_heads() != 0)
-    return Invalid("d_model " + std::to_string(c->d_model()) + " is not divisible by num_heads " +
-                   std::to_string(c->num_heads()));
-  if (!PositiveFinite(c->layer_norm_epsilon())) return Invalid("layer_norm_epsilon must be positive and finite");
-  if (!PositiveFinite(c->embedding_scale())) return Invalid("embedding_scale must be positive and finite");
-  out->d_model = static_cast<int>(c->d_model());
-  out->num_heads = static_cast<int>(c->num_heads());
-  out->d_ff = static_cast<int>(c->d_ff());
-  out->encoder_layers = static_cast<int>(c->encoder_layers());
-  out->decoder_layers = static_cast<int>(c->decoder_layers());
-  out->source_vocab_size = static_cast<int>(c->source_vocab_size());
-  out->target_vocab_size = static_cast<int>(c->target_vocab_size());
-  out->max_positions = static_cast<int>(c->max_positions());
-  out->layer_norm_epsilon = c->layer_norm_epsilon();
-  out->embedding_scale = c->embedding_scale();
-  switch (c->norm()) {
-    case fb::NormPlacement::PostLN: out->norm = NormPlacement::kPostLN; break;
-    case fb::NormPlacement::PreLN: out->norm = NormPlacement::kPreLN; break;
-    default: return Invalid("unknown norm placement " + std::to_string(static_cast<int>(c->norm())));
-  }
-  switch (c->activation()) {
-    case fb::Activation::ReLU: out->activation = Activation::kReLU; break;
-    case fb::Activation::GELU: out->activation = Activation::kGELU; break;
-    case fb::Activation::SiLU: out->activation = Activation::kSiLU; break;
-    default: return Invalid("unknown activation " + std::to_string(static_cast<int>(c->activation())));
-  }
-  switch (c->position_encoding()) {
-    case fb::PositionEncoding::SinusoidalInterleaved:
-      out->position_encoding = PositionEncoding::kSinusoidalInterleaved;
-      break;
-    case fb::PositionEncoding::SinusoidalHalves: out->position_encoding = PositionEncoding::kSinusoidalHalves; break;
-    case fb::PositionEncoding::Learned: out->position_encoding = PositionEncoding::kLearned; break;
-    default:
-      return Invalid("unknown position encoding " + std::to_string(static_cast<int>(c->position_encoding())));
-  }
-  if (out->position_encoding != PositionEncoding::kLearned && out->d_model % 2 != 0)
-    return Invalid("sinusoidal positions need an even d_model");
-  out->shared_embeddings = c->shared_embeddings();
-  out->tied_output = c->tied_output();
-  if (out->shared_embeddings && c->source_vocab_size() != c->target_vocab_size())
-    return Invalid("shared embeddings need equal source and target vocabulary sizes");
-  out->pad_id = c->pad_id();
-  out->unk_id = c->unk_id();
-  out->bos_id = c->bos_id();
-  out->eos_id = c->eos_id();
-  out->decoder_start_id = c->decoder_start_id();
-  auto check_id = [](int id, int vocab, const char* what, const char* side) -> Status {
-    if (id < 0 || id >= vocab)
-      return Invalid(std::string(what) + " " + std::to_string(id) + " is outside the " + side + " vocabulary (0.." +
-                     std::to_string(vocab - 1) + ")");
-    return Status::Ok();
-  };
-  EDGEMT_RETURN_IF_ERROR(check_id(out->pad_id, out->source_vocab_size, "pad_id", "source"));
-  EDGEMT_RETURN_IF_ERROR(check_id(out->eos_id, out->target_vocab_size, "eos_id", "target"));
-  // Sources end with </s> too.
-  EDGEMT_RETURN_IF_ERROR(check_id(out->eos_id, out->source_vocab_size, "eos_id", "source"));
-  EDGEMT_RETURN_IF_ERROR(check_id(out->decoder_start_id, out->target_vocab_size, "decoder_start_id", "target"));
-  if (const auto* banned = c->banned_ids()) {
-    if (banned->size() > static_cast<uint32_t>(ModelConfig::kMaxBannedIds))
-      return Invalid("banned_ids has " + std::to_string(banned->size()) + " ids, at most " +
-                     std::to_string(ModelConfig::kMaxBannedIds) + " are allowed");
-    out->states_banned_ids = true;
-    out->banned_count = static_cast<int>(banned->size());
-    for (int i = 0; i < out->banned_count; ++i) {
-      out->banned_ids[i] = banned->Get(static_cast<flatbuffers::uoffset_t>(i));
-      EDGEMT_RETURN_IF_ERROR(check_id(out->banned_ids[i], out->target_vocab_size, "banned id", "target"));
-    }
-  }
-  if (c->default_beam_size() > 1024 || c->default_max_length() > (1u << 16))
-    return Invalid("default_beam_size " + std::to_string(c->default_beam_size()) + " or default_max_length " +
-                   std::to_string(c->default_max_length()) + " is out of range");
-  out->default_beam_size = static_cast<int>(c->default_beam_size());
-  out->default_max_length = static_cast<int>(c->default_max_length());
-  return Status::Ok();
-}
 
 // A tokenizer's vocabularies, when present, give a piece to each model id.
 Status ReadVocabularies(const fb::Tokenizer* tokenizer, const ModelConfig& config) {
@@ -286,12 +196,14 @@ bool ReadVersion(const uint8_t* data, size_t size, uint16_t* major, uint16_t* mi
 
 }  // namespace
 
-Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
+namespace {
+
+// The version first: a newer major format may have changed any table, and
+// "unsupported" is the useful answer for it, not "corrupt".
+Status CheckFileAndVersion(const uint8_t* data, size_t size) {
   if (data == nullptr || size < 8) return Invalid("the file is empty or too short to be a model (" + std::to_string(size) + " bytes)");
   if (!flatbuffers::BufferHasIdentifier(data, fb::ModelIdentifier()))
     return Invalid("not an EdgeMT model file (identifier is not \"" + std::string(fb::ModelIdentifier()) + "\")");
-  // The version first: a newer major format may have changed any table, and
-  // "unsupported" is the useful answer for it, not "corrupt".
   uint16_t major = 0, minor = 0;
   if (!ReadVersion(data, size, &major, &minor))
     return Invalid("the file is corrupt or truncated (its root table cannot be read)");
@@ -307,16 +219,13 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
                                                 std::to_string(kFormatMajor) + ".x)");
   flatbuffers::Verifier verifier(data, size, /*max_depth=*/64, /*max_tables=*/10000000);
   if (!fb::VerifyModelBuffer(verifier)) return Invalid("the file is corrupt or truncated (FlatBuffer verification failed)");
-  const fb::Model* model = fb::GetModel(data);
-  ModelConfig& config = weights->config;
-  EDGEMT_RETURN_IF_ERROR(ReadConfig(model->config(), &config));
-  EDGEMT_RETURN_IF_ERROR(ReadVocabularies(model->tokenizer(), config));
-  const int d = config.d_model;
-  const fb::Encoder* encoder = model->encoder();
-  const fb::Decoder* decoder = model->decoder();
-  if (encoder == nullptr) return Invalid("the encoder is missing");
-  if (decoder == nullptr) return Invalid("the decoder is missing");
+  return Status::Ok();
+}
 
+// Token embeddings and, when learned, position tables.
+Status ReadEmbeddings(const fb::Encoder* encoder, const fb::Decoder* decoder, ModelWeights* weights) {
+  const ModelConfig& config = weights->config;
+  const int d = config.d_model;
   EDGEMT_RETURN_IF_ERROR(ReadMatrix(decoder->token_embedding(), "decoder.token_embedding", config.target_vocab_size, d,
                                     Allowed::kFloat32OrInt8, &weights->target_embedding));
   if (config.shared_embeddings) {
@@ -332,15 +241,26 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
     EDGEMT_RETURN_IF_ERROR(ReadMatrix(decoder->positions(), "decoder.positions", config.max_positions, d, Allowed::kFloat32, &table));
     weights->target_positions = table.f32();
   }
+  return Status::Ok();
+}
 
-  const auto* encoder_layers = encoder->layers();
-  const uint32_t encoder_count = encoder_layers == nullptr ? 0 : encoder_layers->size();
-  if (encoder_count != static_cast<uint32_t>(config.encoder_layers))
-    return Invalid("the config declares " + std::to_string(config.encoder_layers) + " encoder layers, the file has " +
-                   std::to_string(encoder_count));
-  weights->encoder_layers.resize(encoder_count);
-  for (uint32_t i = 0; i < encoder_count; ++i) {
-    const fb::EncoderLayer* layer = encoder_layers->Get(i);
+template <typename Layers>
+Status CheckLayerCount(const Layers* layers, int declared, const char* stack, uint32_t* count) {
+  *count = layers == nullptr ? 0 : layers->size();
+  if (*count != static_cast<uint32_t>(declared))
+    return Invalid("the config declares " + std::to_string(declared) + " " + stack + " layers, the file has " +
+                   std::to_string(*count));
+  return Status::Ok();
+}
+
+Status ReadEncoderLayers(const fb::Encoder* encoder, ModelWeights* weights) {
+  const ModelConfig& config = weights->config;
+  const int d = config.d_model;
+  uint32_t count = 0;
+  EDGEMT_RETURN_IF_ERROR(CheckLayerCount(encoder->layers(), config.encoder_layers, "encoder", &count));
+  weights->encoder_layers.resize(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const fb::EncoderLayer* layer = encoder->layers()->Get(i);
     EncoderLayerView& view = weights->encoder_layers[i];
     const std::string name = "encoder.layers[" + std::to_string(i) + "]";
     if (layer == nullptr) return Invalid(name + " is missing");
@@ -349,15 +269,17 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
     EDGEMT_RETURN_IF_ERROR(ReadFeedForward(layer->feed_forward(), name + ".feed_forward", d, config.d_ff, &view.feed_forward));
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->feed_forward_norm(), name + ".feed_forward_norm", d, &view.feed_forward_norm));
   }
+  return Status::Ok();
+}
 
-  const auto* decoder_layers = decoder->layers();
-  const uint32_t decoder_count = decoder_layers == nullptr ? 0 : decoder_layers->size();
-  if (decoder_count != static_cast<uint32_t>(config.decoder_layers))
-    return Invalid("the config declares " + std::to_string(config.decoder_layers) + " decoder layers, the file has " +
-                   std::to_string(decoder_count));
-  weights->decoder_layers.resize(decoder_count);
-  for (uint32_t i = 0; i < decoder_count; ++i) {
-    const fb::DecoderLayer* layer = decoder_layers->Get(i);
+Status ReadDecoderLayers(const fb::Decoder* decoder, ModelWeights* weights) {
+  const ModelConfig& config = weights->config;
+  const int d = config.d_model;
+  uint32_t count = 0;
+  EDGEMT_RETURN_IF_ERROR(CheckLayerCount(decoder->layers(), config.decoder_layers, "decoder", &count));
+  weights->decoder_layers.resize(count);
+  for (uint32_t i = 0; i < count; ++i) {
+    const fb::DecoderLayer* layer = decoder->layers()->Get(i);
     DecoderLayerView& view = weights->decoder_layers[i];
     const std::string name = "decoder.layers[" + std::to_string(i) + "]";
     if (layer == nullptr) return Invalid(name + " is missing");
@@ -368,7 +290,43 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
     EDGEMT_RETURN_IF_ERROR(ReadFeedForward(layer->feed_forward(), name + ".feed_forward", d, config.d_ff, &view.feed_forward));
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->feed_forward_norm(), name + ".feed_forward_norm", d, &view.feed_forward_norm));
   }
+  return Status::Ok();
+}
 
+// The file is int8 when any weight is int8 or int4: every Linear counts,
+// since each quantized one needs the translator's int8 scratch buffers
+// (any layer may be kept in float).
+bool AnyInt8(const ModelWeights& weights) {
+  bool any_int8 = weights.target_embedding.type == WeightType::kInt8 ||
+                  weights.source_embedding.type == WeightType::kInt8 || weights.output_projection.is_quantized();
+  auto attention_int8 = [](const AttentionView& a) {
+    return a.query.is_quantized() || a.key.is_quantized() || a.value.is_quantized() || a.output.is_quantized();
+  };
+  auto feed_forward_int8 = [](const FeedForwardView& f) { return f.up.is_quantized() || f.down.is_quantized(); };
+  for (const auto& layer : weights.encoder_layers)
+    any_int8 = any_int8 || attention_int8(layer.self_attention) || feed_forward_int8(layer.feed_forward);
+  for (const auto& layer : weights.decoder_layers)
+    any_int8 = any_int8 || attention_int8(layer.self_attention) || attention_int8(layer.cross_attention) ||
+               feed_forward_int8(layer.feed_forward);
+  return any_int8;
+}
+
+}  // namespace
+
+Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
+  EDGEMT_RETURN_IF_ERROR(CheckFileAndVersion(data, size));
+  const fb::Model* model = fb::GetModel(data);
+  ModelConfig& config = weights->config;
+  EDGEMT_RETURN_IF_ERROR(ReadConfig(model->config(), &config));
+  EDGEMT_RETURN_IF_ERROR(ReadVocabularies(model->tokenizer(), config));
+  const int d = config.d_model;
+  const fb::Encoder* encoder = model->encoder();
+  const fb::Decoder* decoder = model->decoder();
+  if (encoder == nullptr) return Invalid("the encoder is missing");
+  if (decoder == nullptr) return Invalid("the decoder is missing");
+  EDGEMT_RETURN_IF_ERROR(ReadEmbeddings(encoder, decoder, weights));
+  EDGEMT_RETURN_IF_ERROR(ReadEncoderLayers(encoder, weights));
+  EDGEMT_RETURN_IF_ERROR(ReadDecoderLayers(decoder, weights));
   if (config.norm == NormPlacement::kPreLN) {
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(encoder->final_norm(), "encoder.final_norm", d, &weights->encoder_final_norm));
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(decoder->final_norm(), "decoder.final_norm", d, &weights->decoder_final_norm));
@@ -378,22 +336,7 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
   EDGEMT_RETURN_IF_ERROR(ReadLinear(decoder->output_projection(), "decoder.output_projection", config.target_vocab_size,
                                     d, config.tied_output ? &weights->target_embedding : nullptr,
                                     &weights->output_projection));
-
-  // The file is int8 when any weight is int8 or int4: every Linear counts,
-  // since each quantized one needs the translator's int8 scratch buffers
-  // (any layer may be kept in float).
-  bool any_int8 = weights->target_embedding.type == WeightType::kInt8 ||
-                  weights->source_embedding.type == WeightType::kInt8 || weights->output_projection.is_quantized();
-  auto attention_int8 = [](const AttentionView& a) {
-    return a.query.is_quantized() || a.key.is_quantized() || a.value.is_quantized() || a.output.is_quantized();
-  };
-  auto feed_forward_int8 = [](const FeedForwardView& f) { return f.up.is_quantized() || f.down.is_quantized(); };
-  for (const auto& layer : weights->encoder_layers)
-    any_int8 = any_int8 || attention_int8(layer.self_attention) || feed_forward_int8(layer.feed_forward);
-  for (const auto& layer : weights->decoder_layers)
-    any_int8 = any_int8 || attention_int8(layer.self_attention) || attention_int8(layer.cross_attention) ||
-               feed_forward_int8(layer.feed_forward);
-  weights->is_int8 = any_int8;
+  weights->is_int8 = AnyInt8(*weights);
   return CheckPackingSlack(*weights, data + size);
 }
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "edgemt/model.h"
+#include "edgemt/model_config.h"
 
 namespace edgemt {
 

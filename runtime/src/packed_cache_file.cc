@@ -106,10 +106,10 @@ uint64_t RoundUp(uint64_t value, uint64_t alignment) { return (value + alignment
 
 }  // namespace
 
-std::string PackedCacheKey(const Model& model) {
+std::string PackedCacheKey(const std::string& model_identity) {
   return "edgemt packed weights " + std::to_string(kFormat) + "; edgemt " + std::string(Version()) +
          "; kernels " EDGEMT_KERNEL_BUILD_ID "; arch " + ArchName() + "; cpu " + CpuDescription() + "; model " +
-         std::string(model.identity());
+         model_identity;
 }
 
 std::string PackedCachePath(const std::string& dir, const std::string& key) {

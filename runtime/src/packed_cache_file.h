@@ -7,7 +7,6 @@
 
 #include <string>
 
-#include "edgemt/model.h"
 #include "edgemt/status.h"
 #include "packed_weights.h"
 
@@ -16,8 +15,9 @@ namespace edgemt {
 // Everything a packing depends on, as text: the cache format, EdgeMT's
 // version, the XNNPACK build, the CPU's features and micro-architectures,
 // and the model file's identity (device, inode, size, modification and
-// change times; a content fingerprint for a model in a caller's buffer).
-std::string PackedCacheKey(const Model& model);
+// change times; a content fingerprint for a model in a caller's buffer:
+// ModelBytes::Identity).
+std::string PackedCacheKey(const std::string& model_identity);
 
 // DIR/<fingerprint of the key>.packed
 std::string PackedCachePath(const std::string& dir, const std::string& key);

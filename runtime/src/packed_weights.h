@@ -77,16 +77,11 @@ class PackedWeights {
   bool AdoptMapped(std::shared_ptr<const void> mapping, const std::vector<Entry>& entries);
   size_t entry_count() const { return count_.load(std::memory_order_acquire); }
   bool has_mapping() const;
-  // Entries in the cache file this store last read or wrote (file_mutex).
-  size_t saved_entries = 0;
   // Every entry, in insertion order (for writing a cache file).
   std::vector<Entry> Snapshot() const;
   size_t packed_bytes() const;
   // Entries XNNPACK packed in this process (not read from a file).
   size_t packed_here() const;
-
-  // Serializes cache-file work (reading, writing) among translators.
-  std::mutex& file_mutex() { return file_mutex_; }
 
  private:
   static size_t LookUp(void* context, const xnn_weights_cache_look_up_key* key);
@@ -110,7 +105,6 @@ class PackedWeights {
   mutable std::mutex mutex_;
   std::vector<void*> owned_;  // buffers XNNPACK packed into
   std::shared_ptr<const void> mapping_;
-  std::mutex file_mutex_;
 };
 
 // A fast 64-bit fingerprint (not cryptographic) of a byte range, for cache

@@ -1,14 +1,13 @@
 #include "edgemt/text_translator.h"
 
 #include <algorithm>
+#include <mutex>
 #include <new>
 #include <string>
 #include <utility>
 
-#include "streaming_text.h"
-#ifdef EDGEMT_WITH_SENTENCEPIECE
 #include "edgemt/tokenizer.h"
-#endif
+#include "streaming_text.h"
 
 namespace edgemt {
 namespace {
@@ -31,26 +30,34 @@ struct TextTranslator::Impl {
   std::shared_ptr<const Model> model;
   TextTranslatorOptions options;
   std::unique_ptr<Translator> translator;
-#ifdef EDGEMT_WITH_SENTENCEPIECE
-  std::unique_ptr<Tokenizer> source_tokenizer;
+  std::unique_ptr<Tokenizer> source_tokenizer;  // both or neither
   std::unique_ptr<Tokenizer> target_tokenizer;
-#endif
+  // Ok with tokenizers; else why texts cannot be translated (the model has
+  // none, or the build has no SentencePiece).
+  Status tokenizer_status;
+  // One call at a time: the translator's arena serves one call.
+  std::mutex busy;
 
-  bool has_tokenizer() const {
-#ifdef EDGEMT_WITH_SENTENCEPIECE
-    return source_tokenizer != nullptr && target_tokenizer != nullptr;
-#else
-    return false;
-#endif
-  }
+  bool has_tokenizer() const { return source_tokenizer != nullptr; }
 
-  Status NeedTokenizer() const {
-#ifdef EDGEMT_WITH_SENTENCEPIECE
-    if (has_tokenizer()) return Status::Ok();
-    return Status(StatusCode::kNotFound, "the model has no tokenizer: translate token ids instead");
-#else
-    return Status(StatusCode::kUnsupported, "this build has no SentencePiece: translate token ids instead");
-#endif
+  // A model without a tokenizer still translates ids; a broken one is an error.
+  Status CreateTokenizers() {
+    auto source = Tokenizer::Create(*model, Tokenizer::Side::kSource);
+    if (!source.ok()) {
+      const StatusCode code = source.status().code();
+      if (code == StatusCode::kNotFound)
+        tokenizer_status = Status(code, "the model has no tokenizer: translate token ids instead");
+      else if (code == StatusCode::kUnsupported)
+        tokenizer_status = source.status();
+      else
+        return source.status();
+      return Status::Ok();
+    }
+    auto target = Tokenizer::Create(*model, Tokenizer::Side::kTarget, source.value().get());
+    if (!target.ok()) return target.status();
+    source_tokenizer = std::move(source.value());
+    target_tokenizer = std::move(target.value());
+    return Status::Ok();
   }
 
   // Applies the length limit to a source that ends with </s>.
@@ -68,15 +75,10 @@ struct TextTranslator::Impl {
   }
 
   Status IdsOfText(const std::string& text, std::vector<int32_t>* ids, std::string* warning) const {
-#ifdef EDGEMT_WITH_SENTENCEPIECE
     EDGEMT_RETURN_IF_ERROR(source_tokenizer->Encode(text, ids));
     if (ids->empty()) return Status::Ok();  // nothing SentencePiece keeps: a blank source
     ids->push_back(model->config().eos_id);
     return Limit(ids, warning);
-#else
-    (void)text, (void)ids, (void)warning;
-    return NeedTokenizer();
-#endif
   }
 
   Status CheckIds(std::vector<int32_t>* ids, std::string* warning) const {
@@ -95,15 +97,11 @@ struct TextTranslator::Impl {
   // empty without a tokenizer.
   Status TextOf(const int32_t* ids, size_t count, std::string* text) const {
     text->clear();
-#ifdef EDGEMT_WITH_SENTENCEPIECE
     if (target_tokenizer == nullptr) return Status::Ok();
     EDGEMT_RETURN_IF_ERROR(target_tokenizer->Decode(ids, count, text));
     for (char& c : *text) {
       if (c == '\n' || c == '\r') c = ' ';
     }
-#else
-    (void)ids, (void)count;
-#endif
     return Status::Ok();
   }
 
@@ -205,18 +203,7 @@ Result<std::unique_ptr<TextTranslator>> TextTranslator::Create(std::shared_ptr<c
   if (!impl) return Status(StatusCode::kResourceExhausted, "out of memory");
   impl->model = std::move(model);
   impl->options = options;
-#ifdef EDGEMT_WITH_SENTENCEPIECE
-  // A model without a tokenizer still translates ids; a broken one is an error.
-  auto source = Tokenizer::Create(*impl->model, Tokenizer::Side::kSource);
-  if (source.ok()) {
-    auto target = Tokenizer::Create(*impl->model, Tokenizer::Side::kTarget, source.value().get());
-    if (!target.ok()) return target.status();
-    impl->source_tokenizer = std::move(source.value());
-    impl->target_tokenizer = std::move(target.value());
-  } else if (source.status().code() != StatusCode::kNotFound) {
-    return source.status();
-  }
-#endif
+  EDGEMT_RETURN_IF_ERROR(impl->CreateTokenizers());
   auto translator = Translator::Create(impl->model, options.translator);
   if (!translator.ok()) return translator.status();
   impl->translator = std::move(translator.value());
@@ -226,9 +213,10 @@ Result<std::unique_ptr<TextTranslator>> TextTranslator::Create(std::shared_ptr<c
 
 Status TextTranslator::TranslateTexts(const std::string* texts, size_t count, const DecodeOptions& decode,
                                       std::vector<TextResult>* results, bool return_scores) {
+  std::lock_guard<std::mutex> lock(impl_->busy);
   results->assign(count, TextResult());
   Status status = impl_->translator->CheckOptions(decode);
-  if (status.ok()) status = impl_->NeedTokenizer();
+  if (status.ok()) status = impl_->tokenizer_status;
   if (status.ok() && texts == nullptr && count > 0) status = Status(StatusCode::kInvalidArgument, "texts is null");
   if (!status.ok()) {
     for (TextResult& r : *results) r.status = status;
@@ -246,6 +234,7 @@ Status TextTranslator::TranslateTexts(const std::string* texts, size_t count, co
 
 Status TextTranslator::TranslateIds(const std::vector<int32_t>* sources, size_t count, const DecodeOptions& decode,
                                     std::vector<TextResult>* results, bool return_scores) {
+  std::lock_guard<std::mutex> lock(impl_->busy);
   results->assign(count, TextResult());
   Status status = impl_->translator->CheckOptions(decode);
   if (status.ok() && sources == nullptr && count > 0) status = Status(StatusCode::kInvalidArgument, "sources is null");
@@ -265,6 +254,7 @@ Status TextTranslator::TranslateIds(const std::vector<int32_t>* sources, size_t 
 Status TextTranslator::TranslateStreaming(const std::string& text, const DecodeOptions& decode,
                                           const PieceCallback& on_piece, TextResult* result) {
   if (result == nullptr) return Status(StatusCode::kInvalidArgument, "result is null");
+  std::lock_guard<std::mutex> lock(impl_->busy);
   *result = TextResult();
   Status status = impl_->translator->CheckOptions(decode);
   if (status.ok() && decode.beam_size != 1)
@@ -273,7 +263,7 @@ Status TextTranslator::TranslateStreaming(const std::string& text, const DecodeO
     status = Status(StatusCode::kInvalidArgument, "streaming gives one hypothesis (num_hypotheses 1)");
   if (status.ok() && decode.on_token != nullptr)
     status = Status(StatusCode::kInvalidArgument, "streaming sets on_token itself");
-  if (status.ok()) status = impl_->NeedTokenizer();
+  if (status.ok()) status = impl_->tokenizer_status;
   if (status.ok() && !on_piece) status = Status(StatusCode::kInvalidArgument, "on_piece is empty");
   if (!status.ok()) {
     result->status = status;
@@ -306,5 +296,15 @@ const Model& TextTranslator::model() const { return *impl_->model; }
 Translator& TextTranslator::translator() { return *impl_->translator; }
 const TextTranslatorOptions& TextTranslator::options() const { return impl_->options; }
 bool TextTranslator::has_tokenizer() const { return impl_->has_tokenizer(); }
+const Status& TextTranslator::tokenizer_status() const { return impl_->tokenizer_status; }
+
+DecodeOptions ModelDecodeDefaults(const ModelConfig& config, int max_beam_size, bool greedy_only) {
+  DecodeOptions decode;
+  if (!greedy_only && config.default_beam_size > 1) decode.beam_size = std::min(config.default_beam_size, max_beam_size);
+  decode.max_length = config.default_max_length;
+  return decode;
+}
+
+int ModelMaxBeamSize(const ModelConfig& config) { return std::max(1, config.default_beam_size); }
 
 }  // namespace edgemt

@@ -8,6 +8,8 @@
 #include <unordered_map>
 #include <utility>
 
+#include "model_state.h"
+
 // SentencePiece's logging switch (its util.cc; the public header leaves it
 // out). Its INFO lines, such as "precompiled_charsmap is empty" for every
 // model without a normalization table, are no business of a user's stderr.
@@ -85,7 +87,7 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side si
       return Status(StatusCode::kInvalidModel, std::string("the ") + what + " cannot be loaded: " + loaded.ToString());
     impl->processor = std::move(processor);
     // SentencePiece keeps its own parsed copy: the mapped bytes are not needed.
-    model.ReleasePages(bytes.data(), bytes.size());
+    StateOf(model).bytes.ReleasePages(bytes.data(), bytes.size());
   }
   const sentencepiece::SentencePieceProcessor& processor = *impl->processor;
   const ModelConfig& config = model.config();

@@ -50,37 +50,11 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
   if (config.position_encoding != PositionEncoding::kLearned)
     layout->Add(&positions, std::max(limits.source, limits.target) * d);
   layout->Add(&logits, rows * vocab);
-  layout->Add(&output_ids, limits.batch * limits.target);
-  layout->Add(&output_log_probs, limits.batch * (limits.target + 1));
-  layout->Add(&step_tokens, rows);
-  layout->Add(&row_tokens, rows);
-  layout->Add(&row_slots, rows);
-  layout->Add(&output_lengths, limits.batch);
-  layout->Add(&finished, limits.batch);
-  layout->Add(&sampler_states, limits.batch);
-  layout->Add(&sample_probs, vocab);
-  layout->Add(&sample_ids, vocab);
+  decoding.Plan(limits.batch, rows, vocab, layout);
+  greedy.Plan(limits.batch, limits.target, layout);
   if (limits.beam > 1) {
-    const size_t t = limits.target;
-    layout->Add(&live, limits.batch);
-    layout->Add(&cache_scratch, limits.beam * t * d);
-    beams.max_length = t;
-    layout->Add(&beams.cumulative, rows);
-    layout->Add(&beams.parent, rows);
-    for (int i = 0; i < 2; ++i) {
-      layout->Add(&beams.ids[i], rows * t);
-      layout->Add(&beams.log_probs[i], rows * t);
-    }
-    layout->Add(&beams.candidate_scores, 2 * limits.beam);
-    layout->Add(&beams.candidate_rows, 2 * limits.beam);
-    layout->Add(&beams.candidate_tokens, 2 * limits.beam);
-    layout->Add(&beams.finished_ids, rows * (t + 1));
-    layout->Add(&beams.finished_log_probs, rows * (t + 1));
-    layout->Add(&beams.finished_lengths, rows);
-    layout->Add(&beams.finished_eos, rows);
-    layout->Add(&beams.finished_scores, rows);
-    layout->Add(&beams.finished_count, limits.batch);
-    layout->Add(&beams.order, rows);
+    layout->Add(&cache_scratch, limits.beam * limits.target * d);
+    beams.Plan(limits.batch, limits.beam, limits.target, layout);
   }
 
   layout->BeginPhase();

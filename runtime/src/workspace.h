@@ -9,7 +9,9 @@
 
 #include "arena.h"
 #include "decoding/beam_search.h"
-#include "edgemt/model.h"
+#include "decoding/decoding_job.h"
+#include "decoding/greedy.h"
+#include "edgemt/model_config.h"
 
 namespace edgemt {
 
@@ -45,18 +47,9 @@ struct Workspace {
   uint8_t* key_mask = nullptr;        // [batch * source] 1 = a real source token
   float* positions = nullptr;         // [max(source, target), d] sinusoidal table
   float* logits = nullptr;            // [batch * beam, target_vocab]
-  int32_t* output_ids = nullptr;      // [batch, target]
-  float* output_log_probs = nullptr;  // [batch, target + 1] greedy scores (with </s>)
-  int32_t* step_tokens = nullptr;     // [batch * beam] each hypothesis's next token (beam search)
-  int32_t* row_tokens = nullptr;      // [batch * beam] the tokens of the next decoder step's rows
-  int32_t* row_slots = nullptr;       // [batch * beam] and the hypotheses (cache slots) they continue
-  int32_t* output_lengths = nullptr;  // [batch]
-  uint8_t* finished = nullptr;        // [batch]
-  int32_t* live = nullptr;            // [batch] beam search: alive hypotheses per sentence
-  uint64_t* sampler_states = nullptr; // [batch] sampling: each sentence's generator
-  float* sample_probs = nullptr;      // [target_vocab] sampling and log-sum-exp scratch
-  int32_t* sample_ids = nullptr;      // [target_vocab]
   float* cache_scratch = nullptr;     // [beam, target, d] beam search: a sentence's cache rows, reordered
+  DecodingScratch decoding;           // both decoding loops
+  GreedyBuffers greedy;
   BeamBuffers beams;                  // beam search only (beam > 1)
   // Phase buffers: the encoder's are dead once decoding starts.
   StackBuffers encoder;  // rows = batch * source

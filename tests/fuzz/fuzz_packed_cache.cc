@@ -19,6 +19,7 @@
 
 #include "edgemt/model.h"
 #include "edgemt/translator.h"
+#include "model_state.h"
 #include "packed_cache_file.h"
 #include "test_model.h"
 
@@ -72,7 +73,7 @@ Fixture& GetFixture() {
     if (mkdtemp(pattern) == nullptr) Broken("mkdtemp failed");
     f->dir = pattern;
     auto model = Load(*f);
-    f->cache_path = PackedCachePath(f->dir, PackedCacheKey(*model));
+    f->cache_path = PackedCachePath(f->dir, PackedCacheKey(StateOf(*model).bytes.Identity()));
     f->expected = Translate(*Create(model, f->dir));
     std::ifstream in(f->cache_path, std::ios::binary);
     f->good_cache.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

@@ -19,6 +19,7 @@
 
 #include "edgemt/model.h"
 #include "edgemt/translator.h"
+#include "model_state.h"
 #include "packed_cache_file.h"
 #include "packed_weights.h"
 #include "test_model.h"
@@ -143,7 +144,7 @@ void CheckIdentical(const Results& a, const Results& b) {
 }
 
 std::string CachePath(const Model& model, const std::string& dir) {
-  return PackedCachePath(dir, PackedCacheKey(model));
+  return PackedCachePath(dir, PackedCacheKey(StateOf(model).bytes.Identity()));
 }
 
 bool Contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
@@ -171,7 +172,7 @@ TEST_CASE("the translators of one model share one packed copy of its weights") {
     TestModelSpec spec = SpecOf(kind);
     spec.tied_output = kind != Kind::kFloat32;
     auto test = LoadTestModel(spec);
-    PackedWeights& packed = test.model->packed_weights();
+    PackedWeights& packed = StateOf(*test.model).packing->store();
     auto first = Create(test.model);
     const size_t layers = packed.packed_here();
     const size_t bytes = packed.packed_bytes();
@@ -213,7 +214,7 @@ TEST_CASE("translators created on several threads at once pack each layer once")
   for (std::thread& thread : threads) thread.join();
   for (const std::string& error : errors) CHECK_MESSAGE(error.empty(), error);
   // Racing creators may each pack a layer; the store keeps one copy.
-  CHECK(test.model->packed_weights().entry_count() == 4 * 2 + 7 * 2 + 1);
+  CHECK(StateOf(*test.model).packing->store().entry_count() == 4 * 2 + 7 * 2 + 1);
   const Results expected = Run(*translators[0]);
   for (size_t i = 1; i < translators.size(); ++i) CheckIdentical(Run(*translators[i]), expected);
 }
@@ -241,13 +242,13 @@ TEST_CASE("a packed-cache file gives bit-identical results and skips packing") {
     auto reader = Create(reader_model, cache_dir, 2);
     CHECK_MESSAGE(reader->packed_cache_status().ok(), reader->packed_cache_status().ToString());
     CHECK(reader->packed_cache_loaded());
-    CHECK(reader_model->packed_weights().packed_here() == 0);
-    CHECK(reader_model->packed_weights().entry_count() == writer_model->packed_weights().entry_count());
+    CHECK(StateOf(*reader_model).packing->store().packed_here() == 0);
+    CHECK(StateOf(*reader_model).packing->store().entry_count() == StateOf(*writer_model).packing->store().entry_count());
     CheckIdentical(Run(*reader), expected);
     // A second translator of that model shares the mapped copy.
     auto second = Create(reader_model, cache_dir);
     CHECK(second->packed_cache_loaded());
-    CHECK(reader_model->packed_weights().packed_here() == 0);
+    CHECK(StateOf(*reader_model).packing->store().packed_here() == 0);
     CheckIdentical(Run(*second), expected);
   }
 }
@@ -308,7 +309,7 @@ TEST_CASE("an unusable packed-cache file is reported, replaced and never trusted
     CHECK_MESSAGE(Contains(status.message(), c.reason), status.message());
     CHECK_MESSAGE(Contains(status.message(), "replaced it"), status.message());
     CHECK_FALSE(translator->packed_cache_loaded());
-    CHECK(model->packed_weights().packed_here() > 0);
+    CHECK(StateOf(*model).packing->store().packed_here() > 0);
     CheckIdentical(Run(*translator), expected);
     // Replaced by a good file: the next load maps it.
     CHECK(ReadFile(cache_path) == good);
@@ -348,8 +349,8 @@ TEST_CASE("a model in a caller's buffer is keyed by its bytes") {
   auto same = LoadTestModel(spec);
   spec.seed = 3;
   auto other = LoadTestModel(spec);
-  CHECK(PackedCacheKey(*a.model) == PackedCacheKey(*same.model));
-  CHECK(PackedCacheKey(*a.model) != PackedCacheKey(*other.model));
+  CHECK(PackedCacheKey(StateOf(*a.model).bytes.Identity()) == PackedCacheKey(StateOf(*same.model).bytes.Identity()));
+  CHECK(PackedCacheKey(StateOf(*a.model).bytes.Identity()) != PackedCacheKey(StateOf(*other.model).bytes.Identity()));
   const Results expected = Run(*Create(a.model));
   Create(a.model, temp.path());
   auto reader = Create(same.model, temp.path());

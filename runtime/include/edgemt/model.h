@@ -7,52 +7,12 @@
 #include <string>
 #include <string_view>
 
+#include "edgemt/model_config.h"
 #include "edgemt/status.h"
 
 namespace edgemt {
 
-enum class NormPlacement { kPostLN, kPreLN };
-enum class Activation { kReLU, kGELU, kSiLU };
-enum class PositionEncoding { kSinusoidalInterleaved, kSinusoidalHalves, kLearned };
-
-// The hyperparameters a model file declares (see schema/edgemt.fbs).
-struct ModelConfig {
-  int d_model = 0;
-  int num_heads = 0;
-  int d_ff = 0;
-  int encoder_layers = 0;
-  int decoder_layers = 0;
-  int source_vocab_size = 0;
-  int target_vocab_size = 0;
-  int max_positions = 0;
-  NormPlacement norm = NormPlacement::kPostLN;
-  float layer_norm_epsilon = 1e-5f;
-  Activation activation = Activation::kReLU;
-  float embedding_scale = 1.0f;
-  PositionEncoding position_encoding = PositionEncoding::kSinusoidalInterleaved;
-  bool shared_embeddings = false;
-  bool tied_output = false;
-  int pad_id = 0;
-  int unk_id = 1;
-  int bos_id = 2;
-  int eos_id = 3;
-  int decoder_start_id = 2;
-  // Ids decoding never chooses (greedy, sampling and beam search alike):
-  // banned_ids[0..banned_count). When the file states none
-  // (states_banned_ids false), beam search and sampling never choose pad,
-  // unk and <s>, and greedy decoding may choose any id.
-  static constexpr int kMaxBannedIds = 4;
-  bool states_banned_ids = false;
-  int banned_count = 0;
-  int banned_ids[kMaxBannedIds] = {-1, -1, -1, -1};
-  // The checkpoint's own decoding settings, for callers that do not choose
-  // (0: none stated): a beam size and a limit on output ids (</s> included).
-  int default_beam_size = 0;
-  int default_max_length = 0;
-};
-
-struct ModelWeights;  // verified views into the file (internal)
-class PackedWeights;  // the layers in XNNPACK's layout, shared by translators (internal)
+class ModelState;
 
 class Model {
  public:
@@ -87,24 +47,14 @@ class Model {
   std::string_view converter_version() const;
   std::string_view quantization_summary() const;
 
-  // Internal: the verified weight views, for translators.
-  const ModelWeights& weights() const;
-  // Internal: the packed weights every translator of this model shares.
-  PackedWeights& packed_weights() const;
-  // Internal: what identifies these bytes in packed-cache keys.
-  std::string identity() const;
-  // Internal: tells the OS that the mapped bytes [data, data + size) are not
-  // needed any more (their packed copy lives elsewhere). No-op for buffers.
-  void ReleasePages(const void* data, size_t size) const;
-
  private:
-  struct Storage;
-  Model(std::unique_ptr<Storage> storage, std::unique_ptr<ModelWeights> weights, std::unique_ptr<PackedWeights> packed);
-  static Result<std::shared_ptr<const Model>> FromStorage(std::unique_ptr<Storage> storage);
+  // The runtime's own view (src/model_state.h): the bytes, the verified
+  // weights and the packing its translators share.
+  friend const ModelState& StateOf(const Model& model);
+  explicit Model(std::unique_ptr<ModelState> state);
+  static Result<std::shared_ptr<const Model>> FromState(std::unique_ptr<ModelState> state);
 
-  std::unique_ptr<Storage> storage_;
-  std::unique_ptr<ModelWeights> weights_;
-  std::unique_ptr<PackedWeights> packed_;
+  std::unique_ptr<ModelState> state_;
 };
 
 }  // namespace edgemt

@@ -7,7 +7,9 @@
 // output: a batch gives exactly its sentences' one-by-one translations.
 // One source's failure (a bad id, an over-long source with
 // LongInput::kError) is that source's result; the others are unaffected.
-// Unlike Translator, this layer allocates (strings and result vectors).
+// Calls are serialized: a second thread's call waits for the first (give
+// each thread its own TextTranslator to translate in parallel). Unlike
+// Translator, this layer allocates (strings and result vectors).
 #pragma once
 
 #include <cstdint>
@@ -84,14 +86,29 @@ class TextTranslator {
                             TextResult* result);
 
   const Model& model() const;
+  // The translator underneath (not serialized with the calls above).
   Translator& translator();
   const TextTranslatorOptions& options() const;  // with the translator's defaults resolved
   bool has_tokenizer() const;                    // texts in and out need it
+  // Ok with a tokenizer; else why texts cannot be translated: the model has
+  // none (kNotFound) or the build has no SentencePiece (kUnsupported).
+  const Status& tokenizer_status() const;
 
  private:
   struct Impl;
   explicit TextTranslator(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+// The decoding a model file asks for (a Marian model's num_beams and
+// max_length), for the options a caller leaves to the model: one rule for
+// the CLI, the C API and Python. beam_size is the model's, at most
+// max_beam_size, or 1 when the model states none or the call is greedy only
+// (sampling, streaming); max_length is the model's (0: the translator's
+// rule). Every other field keeps DecodeOptions' default.
+DecodeOptions ModelDecodeDefaults(const ModelConfig& config, int max_beam_size, bool greedy_only = false);
+
+// The max_beam_size a translator needs for the model's own beam size.
+int ModelMaxBeamSize(const ModelConfig& config);
 
 }  // namespace edgemt

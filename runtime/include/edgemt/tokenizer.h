@@ -1,7 +1,7 @@
 // Text to token ids and back with the SentencePiece model stored in the
-// model file. Only in builds with EDGEMT_WITH_SENTENCEPIECE (the default);
-// the core (ids in, ids out) does not need it. Unlike translation, this
-// allocates.
+// model file. In a build without SentencePiece (EDGEMT_WITH_SENTENCEPIECE
+// off) every call fails with kUnsupported; the core (ids in, ids out) does
+// not need it. Unlike translation, this allocates.
 #pragma once
 
 #include <cstdint>

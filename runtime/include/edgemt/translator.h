@@ -8,98 +8,13 @@
 #include <memory>
 #include <string>
 
+#include "edgemt/decode_options.h"
 #include "edgemt/model.h"
 #include "edgemt/status.h"
+#include "edgemt/translator_options.h"
 #include "edgemt/types.h"
 
 namespace edgemt {
-
-struct TranslatorOptions {
-  // Limits the memory plan is made for; requests over them are refused.
-  int max_batch_size = 1;
-  int max_source_length = 0;  // ids, </s> included; 0: the model's max_positions
-  int max_target_length = 0;  // output ids; 0: the model's max_positions
-  // The largest DecodeOptions::beam_size allowed: the memory plan holds
-  // max_batch_size x max_beam_size hypotheses.
-  int max_beam_size = 1;
-  // Threads for the large matrix products (and for packing the weights in
-  // Create); 0: the number of cores cpuinfo reports. Products under 1M
-  // multiply-adds stay on the calling thread, and the other threads sleep
-  // while it works alone. On a device whose other cores are busy, 1 avoids
-  // waiting for a descheduled worker. The result is the same for any count.
-  int num_threads = 0;
-  // Optional caller-owned block of at least Translator::ArenaBytes() bytes,
-  // 64-byte aligned, that must outlive the translator. Null: the translator
-  // allocates it once.
-  void* arena = nullptr;
-  size_t arena_size = 0;
-  // Accumulate a TranslationProfile (costs a clock read per operation).
-  bool profile = false;
-  // A directory for packed-weights cache files (docs/packed-cache.md). The
-  // first translator of a model file writes one there; later loads, in any
-  // process, map it read-only instead of packing the weights. A missing,
-  // stale or unusable file never fails Create: see packed_cache_status().
-  // Empty: no file (translators of one Model still share one packed copy).
-  std::string packed_cache_dir;
-};
-
-struct DecodeOptions {
-  // Stop after this many output ids; 0: min(2 * source length + 10,
-  // max_target_length) for each sentence, as the reference decoder does.
-  int max_length = 0;
-  // </s> is not chosen before this many ids are out (fixed-length benchmarks).
-  int min_length = 0;
-  // 1: greedy (the largest logit, the lowest id on ties). 2..max_beam_size:
-  // beam search, as follows. Each step scores every continuation of every
-  // alive hypothesis by its summed log-probability (log-softmax of the float
-  // logits; pad, unk and <s> are never chosen, </s> not before min_length)
-  // and ranks them (higher score first, then the lower beam, then the lower
-  // id). Walking the best 2 x beam_size in that order, a </s> among the
-  // first beam_size finishes its hypothesis, and the first beam_size others
-  // are the next step's hypotheses. A sentence stops when beam_size
-  // hypotheses have finished; or when num_hypotheses have finished and the
-  // best of them scores at least what every alive hypothesis would score if
-  // </s> came next at no cost (its sum / (its length + 1)^length_penalty:
-  // with length_penalty 0 nothing alive could beat the best any more); or
-  // at its length limit (max_length, or the default above), where the
-  // alive ones finish as they are. Finished hypotheses are ranked by
-  // sum / length^length_penalty, the length counting </s> when the
-  // hypothesis ended with it (ties: the one that finished first).
-  int beam_size = 1;
-  float length_penalty = 1.0f;
-  // Hypotheses returned per sentence (n-best), 1..beam_size.
-  int num_hypotheses = 1;
-  // Random sampling instead of the largest logit (beam_size 1 only) when
-  // sampling_topk is not 1: each id is drawn from softmax(logits /
-  // sampling_temperature) over the sampling_topk most likely ids (0: all),
-  // then over the most likely of those whose probabilities add up to
-  // sampling_topp (1: all); pad, unk and <s> are never drawn, </s> not
-  // before min_length. The generator of each sentence is seeded with
-  // sampling_seed and its source ids: the same seed and source give the same
-  // output in any batch, on any thread count, on every run. Scores stay the
-  // model's log-probabilities (no temperature).
-  int sampling_topk = 1;
-  float sampling_topp = 1.0f;
-  float sampling_temperature = 1.0f;
-  uint64_t sampling_seed = 0;
-  // Streaming (beam_size 1 only): after each decoder step, on_token gets each
-  // sentence's new id (</s> is not passed: the sentence just ends). When it
-  // returns false, that sentence ends there, as at its length limit
-  // (ended_with_eos false); the others go on. Called on the translating
-  // thread; nullptr: no calls.
-  bool (*on_token)(void* user_data, size_t sentence, int32_t id) = nullptr;
-  void* on_token_user_data = nullptr;
-};
-
-// One translation of a sentence, pointing into the translator's memory
-// (valid until its next call).
-struct Hypothesis {
-  TokenIds ids;                           // without <s> and </s>
-  float score = 0.0f;                     // the normalized score it was ranked by (see DecodeOptions)
-  // Per output id, its log-probability, and then </s>'s when it ended with </s>.
-  const float* token_log_probs = nullptr;
-  bool ended_with_eos = false;            // else it stopped at the length limit
-};
 
 // One translator serves one thread at a time. For several threads, create
 // one translator per thread from the same Model: they share the Model's

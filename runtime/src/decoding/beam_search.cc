@@ -63,21 +63,14 @@ void Finish(const BeamRule& rule, size_t sentence, size_t from, size_t produced,
   ++b->finished_count[sentence];
 }
 
-}  // namespace
-
-BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logits, const float* log_sum_exp,
-                        size_t live, size_t produced, bool eos_allowed, bool last_step, int current, BeamBuffers* b,
-                        int32_t* next_tokens) {
-  const size_t beam = rule.beam;
-  const size_t vocab = rule.vocab;
-  const size_t t = b->max_length;
-  const size_t first = sentence * beam;
-  const int next = 1 - current;
-  // The best 2 * beam continuations over all alive hypotheses.
-  const size_t capacity = 2 * beam;
+// The best 2 * beam continuations over a sentence's `live` alive hypotheses
+// into the candidate lists (best first); returns how many there are.
+size_t BestCandidates(const BeamRule& rule, size_t first, const float* logits, const float* log_sum_exp, size_t live,
+                      bool eos_allowed, BeamBuffers* b) {
+  const size_t capacity = 2 * rule.beam;
   size_t count = 0;
   for (size_t r = 0; r < live; ++r) {
-    const float* row = logits + r * vocab;
+    const float* row = logits + r * rule.vocab;
     const float lse = log_sum_exp[r];
     const float cumulative = b->cumulative[first + r];
     // Once the list is full, a logit must beat (worst - cumulative + lse) to
@@ -91,7 +84,7 @@ BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logi
       limit = bound - 1e-5f * (std::fabs(worst) + std::fabs(cumulative) + std::fabs(lse)) - 1e-6f;
     };
     update_limit();
-    for (size_t v = 0; v < vocab; ++v) {
+    for (size_t v = 0; v < rule.vocab; ++v) {
       if (!(row[v] >= limit)) continue;
       const int32_t token = static_cast<int32_t>(v);
       if (rule.banned.Contains(token)) continue;
@@ -102,6 +95,19 @@ BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logi
       update_limit();
     }
   }
+  return count;
+}
+
+}  // namespace
+
+BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logits, const float* log_sum_exp,
+                        size_t live, size_t produced, bool eos_allowed, bool last_step, int current, BeamBuffers* b,
+                        int32_t* next_tokens) {
+  const size_t beam = rule.beam;
+  const size_t t = b->max_length;
+  const size_t first = sentence * beam;
+  const int next = 1 - current;
+  const size_t count = BestCandidates(rule, first, logits, log_sum_exp, live, eos_allowed, b);
   // </s> among the best `beam` finishes a hypothesis; the first `beam` others go on.
   BeamStepResult result;
   for (size_t i = 0; i < count; ++i) {
@@ -168,6 +174,140 @@ void RankFinished(size_t sentence, size_t beam, BeamBuffers* b) {
     }
     b->order[first + at] = slot;
   }
+}
+
+void BeamBuffers::Plan(size_t batch, size_t beam, size_t max_target, ArenaLayout* layout) {
+  const size_t rows = batch * beam;
+  const size_t t = max_target;
+  max_length = t;
+  layout->Add(&cumulative, rows);
+  layout->Add(&parent, rows);
+  for (int i = 0; i < 2; ++i) {
+    layout->Add(&ids[i], rows * t);
+    layout->Add(&log_probs[i], rows * t);
+  }
+  layout->Add(&candidate_scores, 2 * beam);
+  layout->Add(&candidate_rows, 2 * beam);
+  layout->Add(&candidate_tokens, 2 * beam);
+  layout->Add(&finished_ids, rows * (t + 1));
+  layout->Add(&finished_log_probs, rows * (t + 1));
+  layout->Add(&finished_lengths, rows);
+  layout->Add(&finished_eos, rows);
+  layout->Add(&finished_scores, rows);
+  layout->Add(&finished_count, batch);
+  layout->Add(&order, rows);
+  layout->Add(&live, batch);
+  layout->Add(&next_tokens, rows);
+}
+
+namespace {
+
+BeamRule RuleOf(const DecodingJob& job) {
+  BeamRule rule;
+  rule.beam = static_cast<size_t>(job.options->beam_size);
+  rule.vocab = static_cast<size_t>(job.config->target_vocab_size);
+  rule.eos_id = job.config->eos_id;
+  rule.banned = ModelBans(*job.config, /*greedy=*/false);
+  rule.length_penalty = job.options->length_penalty;
+  rule.num_hypotheses = static_cast<size_t>(job.options->num_hypotheses);
+  return rule;
+}
+
+// The rows of a step: the alive hypotheses of the unfinished sentences,
+// sentence by sentence (a sentence's rows are contiguous in the logits).
+// The first step, whose one hypothesis is <s>, computes it `beam` times
+// all the same: on ARM, XNNPACK's 1-row and multi-row int8 kernels round
+// differently, and a sentence alone would run its first step on the
+// 1-row kernel while a batch runs it on the multi-row one (later steps
+// have beam >= 2 rows a sentence either way).
+size_t RowsOf(const BeamBuffers& b, size_t beam, size_t s, size_t step) {
+  return step == 0 ? beam : static_cast<size_t>(b.live[s]);
+}
+
+size_t GatherRows(const DecodingJob& job, size_t beam, size_t step, DecodingScratch& scratch, const BeamBuffers& b) {
+  size_t rows = 0;
+  for (size_t s = 0; s < job.count; ++s) {
+    if (scratch.states[s] != SentenceState::kDecoding) continue;
+    for (size_t r = 0; r < RowsOf(b, beam, s, step); ++r, ++rows) {
+      scratch.row_slots[rows] = static_cast<int32_t>(s * beam + r);
+      scratch.row_tokens[rows] = b.next_tokens[s * beam + r];
+    }
+  }
+  return rows;
+}
+
+// Chooses every unfinished sentence's hypotheses after a decoder step and
+// moves the caches of those that go on to their new rows.
+void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int current, StepModel& model,
+                DecodingScratch& scratch, BeamBuffers& b) {
+  const bool eos_allowed = step >= static_cast<size_t>(job.options->min_length);
+  const float* logits = model.logits();  // the next unfinished sentence's first row
+  for (size_t s = 0; s < job.count; ++s) {
+    if (scratch.states[s] != SentenceState::kDecoding) continue;
+    const bool last_step = step + 1 >= job.StepsFor(s);
+    const size_t live = static_cast<size_t>(b.live[s]);
+    float normalizers[kMaxBeamSize];
+    for (size_t r = 0; r < live; ++r) normalizers[r] = job.log_sum_exp->Of(logits + r * rule.vocab, scratch.probs);
+    const BeamStepResult result = BeamStep(rule, s, logits, normalizers, live, step, eos_allowed, last_step, current,
+                                           &b, b.next_tokens + s * rule.beam);
+    logits += RowsOf(b, rule.beam, s, step) * rule.vocab;
+    b.live[s] = static_cast<int32_t>(result.live);
+    if (result.done) {
+      scratch.states[s] = SentenceState::kStopped;
+      continue;
+    }
+    const auto reorder_start = std::chrono::steady_clock::now();
+    model.ReorderCache(s * rule.beam, b.parent + s * rule.beam, result.live, step + 1);
+    if (job.profile != nullptr) job.profile->cache_reorder_ms += MillisecondsSince(reorder_start);
+  }
+}
+
+void WriteResults(const DecodingJob& job, size_t beam, BeamBuffers& b) {
+  const size_t n = static_cast<size_t>(job.options->num_hypotheses);
+  for (size_t s = 0; s < job.count; ++s) {
+    RankFinished(s, beam, &b);
+    const size_t finished = static_cast<size_t>(b.finished_count[s]);
+    for (size_t k = 0; k < n; ++k) {
+      Hypothesis h;
+      h.score = -std::numeric_limits<float>::infinity();
+      if (k < finished) {
+        const size_t slot = static_cast<size_t>(b.order[s * beam + k]);
+        h.ended_with_eos = b.finished_eos[slot] != 0;
+        h.ids = TokenIds{b.finished_ids + slot * (job.max_target + 1),
+                         static_cast<size_t>(b.finished_lengths[slot]) - (h.ended_with_eos ? 1 : 0)};
+        h.token_log_probs = b.finished_log_probs + slot * (job.max_target + 1);
+        h.score = b.finished_scores[slot];
+      }
+      if (job.hypotheses != nullptr) job.hypotheses[s * n + k] = h;
+      if (job.outputs != nullptr && k == 0) job.outputs[s] = h.ids;
+    }
+  }
+}
+
+}  // namespace
+
+Status DecodeBeam(const DecodingJob& job, StepModel& model, DecodingScratch& scratch, BeamBuffers& b) {
+  const BeamRule rule = RuleOf(job);
+  const size_t beam = rule.beam;
+  for (size_t s = 0; s < job.count; ++s) {
+    b.live[s] = 1;  // the first step continues <s> only
+    scratch.states[s] = SentenceState::kDecoding;
+    b.finished_count[s] = 0;
+    b.cumulative[s * beam] = 0.0f;
+    for (size_t r = 0; r < beam; ++r) b.next_tokens[s * beam + r] = job.config->decoder_start_id;
+  }
+  int current = 0;
+  // Every sentence is done within StepsFor(it) <= max_target steps.
+  for (size_t step = 0, rows = GatherRows(job, beam, 0, scratch, b); rows > 0;
+       ++step, rows = GatherRows(job, beam, step, scratch, b)) {
+    EDGEMT_RETURN_IF_ERROR(model.Step(scratch.row_tokens, scratch.row_slots, rows, beam, step));
+    const auto start = std::chrono::steady_clock::now();
+    ChooseStep(job, rule, step, current, model, scratch, b);
+    current = 1 - current;
+    AddChoiceTime(job.profile, start);
+  }
+  WriteResults(job, beam, b);
+  return Status::Ok();
 }
 
 }  // namespace edgemt

@@ -1,15 +1,21 @@
-// Beam search bookkeeping (the rule is in edgemt/translator.h, DecodeOptions):
-// choosing each step's surviving hypotheses from the logits of all beams of
-// a sentence, and collecting finished ones. It works on arena buffers only
-// (BeamBuffers) and allocates nothing.
+// Beam search (the rule is DecodeOptions'): the loop over decoder steps, and
+// its bookkeeping: choosing each step's surviving hypotheses from the
+// logits of all beams of a sentence, and collecting finished ones. It works
+// on arena buffers only (BeamBuffers) and allocates nothing.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "arena.h"
 #include "decoding/banned_ids.h"
+#include "decoding/decoding_job.h"
+#include "decoding/step_model.h"
 
 namespace edgemt {
+
+// The widest beam: a step's normalizers live on the stack.
+constexpr int kMaxBeamSize = 256;
 
 // Per sentence s and beam b, row r = s * beam + b; T = the most output ids.
 struct BeamBuffers {
@@ -29,6 +35,10 @@ struct BeamBuffers {
   float* finished_scores = nullptr;      // [rows] the normalized score
   int32_t* finished_count = nullptr;     // [sentences]
   int32_t* order = nullptr;              // [rows] finished hypotheses best first
+  int32_t* live = nullptr;               // [sentences] alive hypotheses per sentence
+  int32_t* next_tokens = nullptr;        // [rows] each alive hypothesis's next decoder input
+
+  void Plan(size_t batch, size_t beam, size_t max_target, ArenaLayout* layout);
 };
 
 struct BeamRule {
@@ -67,5 +77,8 @@ BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logi
 // Sorts a sentence's finished hypotheses into buffers->order (best first:
 // the higher score, then the one that finished first).
 void RankFinished(size_t sentence, size_t beam, BeamBuffers* buffers);
+
+// Decodes job.count sentences with job.options->beam_size beams each.
+Status DecodeBeam(const DecodingJob& job, StepModel& model, DecodingScratch& scratch, BeamBuffers& buffers);
 
 }  // namespace edgemt

@@ -59,9 +59,6 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
   const float eps = config.layer_norm_epsilon;
   const StackBuffers& b = workspace.decoder;
   const LinearScratch scratch = ScratchOf(b);
-  const size_t heads = static_cast<size_t>(config.num_heads);
-  const AttentionShape self_shape{heads, d / heads, d};           // the cache's rows
-  const AttentionShape cross_shape{heads, d / heads, 2 * d};      // the fused key/value rows
   // Attention rows go to the pool when the step's products do (its workers are awake then).
   const bool parallel = StepRunsInParallel(count);
   const size_t scores_stride = std::max(source_length, cache_length_);  // each thread's scores
@@ -92,42 +89,17 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
 
   for (size_t l = 0; l < layers_.size(); ++l) {
     const Layer& layer = layers_[l];
-    float* cache_keys = workspace.self_keys[l];
-    float* cache_values = workspace.self_values[l];
 
     const float* in = sub_block_input(layer.self_attention_norm);
     EDGEMT_RETURN_IF_ERROR(
         layer.self_attention.query_key_value.Run(in, count, b.qkv, scratch, context.pool, context.profile));
-    {
-      ScopedTimer timer(context.profile, TimeCategory::kAttention);
-      auto attend = [&](size_t thread, size_t s) {
-        const float* qkv = b.qkv + s * 3 * d;
-        const size_t slot = static_cast<size_t>(slots[s]);
-        float* sentence_keys = cache_keys + slot * cache_length_ * d;
-        float* sentence_values = cache_values + slot * cache_length_ * d;
-        std::memcpy(sentence_keys + step * d, qkv + d, d * sizeof(float));
-        std::memcpy(sentence_values + step * d, qkv + 2 * d, d * sizeof(float));
-        // Causal by construction: the cache holds positions 0..step only.
-        AttendOneQuery(self_shape, qkv, sentence_keys, sentence_values, step + 1, nullptr,
-                       b.scores + thread * scores_stride, b.context + s * d);
-      };
-      ParallelFor(context.pool, parallel, count, attend);
-    }
+    AttendSelf(l, slots, count, step, scores_stride, parallel, workspace, context);
     EDGEMT_RETURN_IF_ERROR(layer.self_attention.output.Run(b.context, count, b.projected, scratch, context.pool, context.profile));
     sub_block_output(layer.self_attention_norm);
 
     in = sub_block_input(layer.cross_attention_norm);
     EDGEMT_RETURN_IF_ERROR(layer.cross_attention.query.Run(in, count, b.q, scratch, context.pool, context.profile));
-    {
-      ScopedTimer timer(context.profile, TimeCategory::kAttention);
-      auto attend = [&](size_t thread, size_t s) {
-        const size_t first = (static_cast<size_t>(slots[s]) / per_source) * source_length;
-        const float* kv = workspace.cross_kv[l] + first * 2 * d;
-        AttendOneQuery(cross_shape, b.q + s * d, kv, kv + d, source_length, workspace.key_mask + first,
-                       b.scores + thread * scores_stride, b.context + s * d);
-      };
-      ParallelFor(context.pool, parallel, count, attend);
-    }
+    AttendCross(l, slots, count, per_source, source_length, scores_stride, parallel, workspace, context);
     EDGEMT_RETURN_IF_ERROR(layer.cross_attention.output.Run(b.context, count, b.projected, scratch, context.pool, context.profile));
     sub_block_output(layer.cross_attention_norm);
 
@@ -142,6 +114,65 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
   }
   return output_projection_.Run(pre_norm ? b.normed : b.x, count, workspace.logits, scratch, context.pool,
                                 context.profile);
+}
+
+void Decoder::AttendSelf(size_t l, const int32_t* slots, size_t count, size_t step, size_t scores_stride, bool parallel,
+                         Workspace& workspace, const RunContext& context) const {
+  ScopedTimer timer(context.profile, TimeCategory::kAttention);
+  const size_t d = static_cast<size_t>(weights_->config.d_model);
+  const size_t heads = static_cast<size_t>(weights_->config.num_heads);
+  const AttentionShape shape{heads, d / heads, d};  // the cache's rows
+  const StackBuffers& b = workspace.decoder;
+  float* cache_keys = workspace.self_keys[l];
+  float* cache_values = workspace.self_values[l];
+  auto attend = [&](size_t thread, size_t s) {
+    const float* qkv = b.qkv + s * 3 * d;
+    const size_t slot = static_cast<size_t>(slots[s]);
+    float* sentence_keys = cache_keys + slot * cache_length_ * d;
+    float* sentence_values = cache_values + slot * cache_length_ * d;
+    std::memcpy(sentence_keys + step * d, qkv + d, d * sizeof(float));
+    std::memcpy(sentence_values + step * d, qkv + 2 * d, d * sizeof(float));
+    // Causal by construction: the cache holds positions 0..step only.
+    AttendOneQuery(shape, qkv, sentence_keys, sentence_values, step + 1, nullptr, b.scores + thread * scores_stride,
+                   b.context + s * d);
+  };
+  ParallelFor(context.pool, parallel, count, attend);
+}
+
+void Decoder::AttendCross(size_t l, const int32_t* slots, size_t count, size_t per_source, size_t source_length,
+                          size_t scores_stride, bool parallel, Workspace& workspace, const RunContext& context) const {
+  ScopedTimer timer(context.profile, TimeCategory::kAttention);
+  const size_t d = static_cast<size_t>(weights_->config.d_model);
+  const size_t heads = static_cast<size_t>(weights_->config.num_heads);
+  const AttentionShape shape{heads, d / heads, 2 * d};  // the fused key/value rows
+  const StackBuffers& b = workspace.decoder;
+  auto attend = [&](size_t thread, size_t s) {
+    const size_t first = (static_cast<size_t>(slots[s]) / per_source) * source_length;
+    const float* kv = workspace.cross_kv[l] + first * 2 * d;
+    AttendOneQuery(shape, b.q + s * d, kv, kv + d, source_length, workspace.key_mask + first,
+                   b.scores + thread * scores_stride, b.context + s * d);
+  };
+  ParallelFor(context.pool, parallel, count, attend);
+}
+
+void Decoder::ReorderCache(size_t first, const int32_t* parents, size_t live, size_t positions,
+                           Workspace& workspace) const {
+  bool identity = true;
+  for (size_t r = 0; r < live; ++r) identity = identity && parents[r] == static_cast<int32_t>(r);
+  if (identity) return;
+  const size_t d = static_cast<size_t>(weights_->config.d_model);
+  const size_t row_floats = cache_length_ * d;  // a hypothesis's cache row
+  const size_t used = positions * d;
+  for (size_t l = 0; l < workspace.self_keys.size(); ++l) {
+    for (float* cache : {workspace.self_keys[l], workspace.self_values[l]}) {
+      float* rows = cache + first * row_floats;
+      for (size_t r = 0; r < live; ++r)
+        std::memcpy(workspace.cache_scratch + r * used, rows + static_cast<size_t>(parents[r]) * row_floats,
+                    used * sizeof(float));
+      for (size_t r = 0; r < live; ++r)
+        std::memcpy(rows + r * row_floats, workspace.cache_scratch + r * used, used * sizeof(float));
+    }
+  }
 }
 
 }  // namespace edgemt

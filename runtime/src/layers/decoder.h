@@ -29,6 +29,11 @@ class Decoder {
   Status Step(const int32_t* tokens, const int32_t* slots, size_t count, size_t per_source, size_t step,
               size_t source_length, Workspace& workspace, const RunContext& context) const;
 
+  // Beam search: self-attention cache slots first + r (r < live) take the
+  // first `positions` keys and values of slots first + parents[r], through
+  // workspace.cache_scratch. Nothing moves when every parent is its own row.
+  void ReorderCache(size_t first, const int32_t* parents, size_t live, size_t positions, Workspace& workspace) const;
+
   // Whether PrepareCrossAttention over `rows` rows (count x source length),
   // or a Step over `count` sentences, uses the thread pool.
   bool CrossAttentionRunsInParallel(size_t rows) const { return AnyRunsInParallel(cross_linears_, rows); }
@@ -43,6 +48,14 @@ class Decoder {
     FeedForwardOps feed_forward;
     LayerNormView feed_forward_norm;
   };
+  // Layer l's self-attention for each row: stores the step's key and value
+  // in the row's cache slot, then attends positions 0..step.
+  void AttendSelf(size_t l, const int32_t* slots, size_t count, size_t step, size_t scores_stride, bool parallel,
+                  Workspace& workspace, const RunContext& context) const;
+  // Layer l's cross-attention for each row, over its source's keys and values.
+  void AttendCross(size_t l, const int32_t* slots, size_t count, size_t per_source, size_t source_length,
+                   size_t scores_stride, bool parallel, Workspace& workspace, const RunContext& context) const;
+
   const ModelWeights* weights_ = nullptr;
   size_t cache_length_ = 0;
   std::vector<Layer> layers_;

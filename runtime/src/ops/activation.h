@@ -3,7 +3,7 @@
 
 #include <cstddef>
 
-#include "edgemt/model.h"
+#include "edgemt/model_config.h"
 
 namespace edgemt {
 

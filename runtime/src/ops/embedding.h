@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "edgemt/model.h"
+#include "edgemt/model_config.h"
 #include "model_weights.h"
 
 namespace edgemt {

@@ -1,6 +1,7 @@
 #include "cli/line_translator.h"
 
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 
@@ -46,19 +47,18 @@ bool Report(const TextResult& result, size_t line_number) {
   return false;
 }
 
-// The options the command line left to the model: its own beam size and
-// length limit (a Marian model's generation config), when it states them.
-// Sampling and streaming are greedy-only, so they keep beam size 1.
+// The options the command line left to the model (ModelDecodeDefaults):
+// its own beam size and length limit, when it states them.
 Result<Options> WithModelDefaults(Options options, const ModelConfig& config) {
   if (options.beam_size == 0) {
     const bool greedy_only = options.sampling_topk != 1 || options.stream;
-    options.beam_size = greedy_only || config.default_beam_size < 1 ? 1 : config.default_beam_size;
+    options.beam_size = ModelDecodeDefaults(config, INT_MAX, greedy_only).beam_size;
     if (options.n_best > options.beam_size)
       return Status(StatusCode::kInvalidArgument, "--n-best " + std::to_string(options.n_best) +
                                                       " is more than the model's beam size " +
                                                       std::to_string(options.beam_size) + " (set --beam-size)");
   }
-  if (options.max_length == 0) options.max_length = config.default_max_length;
+  if (options.max_length == 0) options.max_length = ModelDecodeDefaults(config, INT_MAX).max_length;
   return options;
 }
 
@@ -85,12 +85,8 @@ Result<std::unique_ptr<LineTranslator>> LineTranslator::Create(const Options& op
   if (!translator.ok()) return translator.status();
   self->translator_ = std::move(translator.value());
   if ((!options.input_ids || !options.output_ids) && !self->translator_->has_tokenizer()) {
-#ifdef EDGEMT_WITH_SENTENCEPIECE
-    return Status(StatusCode::kNotFound,
-                  "the model has no tokenizer: translate token ids instead (--input-ids, --output-ids)");
-#else
-    return Status(StatusCode::kUnsupported, "this build has no SentencePiece: use --input-ids and --output-ids");
-#endif
+    const Status& why = self->translator_->tokenizer_status();
+    return Status(why.code(), why.message() + " (--input-ids, --output-ids)");
   }
   // An unusable cache costs time, never the translations.
   const Status& cache = self->translator_->translator().packed_cache_status();

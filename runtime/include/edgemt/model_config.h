@@ -1,0 +1,48 @@
+// The hyperparameters and special ids a model file declares: plain values
+// that include nothing, so that the model's insides (its weights, the
+// layers) need not include model.h.
+#pragma once
+
+namespace edgemt {
+
+enum class NormPlacement { kPostLN, kPreLN };
+enum class Activation { kReLU, kGELU, kSiLU };
+enum class PositionEncoding { kSinusoidalInterleaved, kSinusoidalHalves, kLearned };
+
+// The hyperparameters a model file declares (see schema/edgemt.fbs).
+struct ModelConfig {
+  int d_model = 0;
+  int num_heads = 0;
+  int d_ff = 0;
+  int encoder_layers = 0;
+  int decoder_layers = 0;
+  int source_vocab_size = 0;
+  int target_vocab_size = 0;
+  int max_positions = 0;
+  NormPlacement norm = NormPlacement::kPostLN;
+  float layer_norm_epsilon = 1e-5f;
+  Activation activation = Activation::kReLU;
+  float embedding_scale = 1.0f;
+  PositionEncoding position_encoding = PositionEncoding::kSinusoidalInterleaved;
+  bool shared_embeddings = false;
+  bool tied_output = false;
+  int pad_id = 0;
+  int unk_id = 1;
+  int bos_id = 2;
+  int eos_id = 3;
+  int decoder_start_id = 2;
+  // Ids decoding never chooses (greedy, sampling and beam search alike):
+  // banned_ids[0..banned_count). When the file states none
+  // (states_banned_ids false), beam search and sampling never choose pad,
+  // unk and <s>, and greedy decoding may choose any id.
+  static constexpr int kMaxBannedIds = 4;
+  bool states_banned_ids = false;
+  int banned_count = 0;
+  int banned_ids[kMaxBannedIds] = {-1, -1, -1, -1};
+  // The checkpoint's own decoding settings, for callers that do not choose
+  // (0: none stated): a beam size and a limit on output ids (</s> included).
+  int default_beam_size = 0;
+  int default_max_length = 0;
+};
+
+}  // namespace edgemt

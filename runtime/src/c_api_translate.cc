@@ -1,0 +1,146 @@
+// The C API's translating entry points and their results (edgemt/edgemt.h).
+// Compiled with exceptions, as c_api.cc.
+#include "c_api_support.h"
+
+using namespace edgemt_c;
+
+extern "C" {
+
+edgemt_status edgemt_translate_text(edgemt_translator* translator, const char* text,
+                                    const edgemt_decode_options* options, char* output, size_t capacity,
+                                    size_t* length) {
+  return Guard([&] {
+    if (length == nullptr) return Null("length");
+    *length = 0;
+    if (!Is(translator, HandleTag::kTranslator)) return NotA("translator", "a translator");
+    if (text == nullptr) return Null("text");
+    edgemt_decode_options o;
+    if (!ReadDecodeOptions(options, &o)) return EDGEMT_INVALID_ARGUMENT;
+    std::vector<edgemt::TextResult> results;
+    const std::string source(text);
+    const edgemt::Status status =
+        translator->translator->TranslateTexts(&source, 1, DecodeOf(o), &results, o.return_scores != 0);
+    if (!status.ok()) return Report(status);
+    if (!results[0].status.ok()) return Report(results[0].status);
+    return CopyOut(results[0].hypotheses[0].text, output, capacity, length);
+  });
+}
+
+edgemt_status edgemt_translate_batch(edgemt_translator* translator, const char* const* texts, size_t count,
+                                     const edgemt_decode_options* options, edgemt_results** results) {
+  return Guard([&] {
+    if (results == nullptr) return Null("results");
+    *results = nullptr;
+    if (!Is(translator, HandleTag::kTranslator)) return NotA("translator", "a translator");
+    if (texts == nullptr && count > 0) return Null("texts");
+    edgemt_decode_options o;
+    if (!ReadDecodeOptions(options, &o)) return EDGEMT_INVALID_ARGUMENT;
+    std::vector<std::string> sources(count);
+    for (size_t i = 0; i < count; ++i) {
+      if (texts[i] == nullptr) return Null(("texts[" + std::to_string(i) + "]").c_str());
+      sources[i] = texts[i];
+    }
+    std::unique_ptr<edgemt_results> handle(new edgemt_results);
+    const edgemt::Status status = translator->translator->TranslateTexts(sources.data(), count, DecodeOf(o),
+                                                                        &handle->results, o.return_scores != 0);
+    if (!status.ok()) return Report(status);
+    *results = handle.release();
+    return EDGEMT_OK;
+  });
+}
+
+edgemt_status edgemt_translate_ids(edgemt_translator* translator, const int32_t* const* sources,
+                                   const size_t* lengths, size_t count, const edgemt_decode_options* options,
+                                   edgemt_results** results) {
+  return Guard([&] {
+    if (results == nullptr) return Null("results");
+    *results = nullptr;
+    if (!Is(translator, HandleTag::kTranslator)) return NotA("translator", "a translator");
+    if ((sources == nullptr || lengths == nullptr) && count > 0) return Null(sources == nullptr ? "sources" : "lengths");
+    edgemt_decode_options o;
+    if (!ReadDecodeOptions(options, &o)) return EDGEMT_INVALID_ARGUMENT;
+    std::vector<std::vector<int32_t>> copies(count);
+    for (size_t i = 0; i < count; ++i) {
+      if (sources[i] == nullptr && lengths[i] > 0) return Null(("sources[" + std::to_string(i) + "]").c_str());
+      if (lengths[i] > 0) copies[i].assign(sources[i], sources[i] + lengths[i]);
+    }
+    std::unique_ptr<edgemt_results> handle(new edgemt_results);
+    const edgemt::Status status = translator->translator->TranslateIds(copies.data(), count, DecodeOf(o),
+                                                                      &handle->results, o.return_scores != 0);
+    if (!status.ok()) return Report(status);
+    *results = handle.release();
+    return EDGEMT_OK;
+  });
+}
+
+edgemt_status edgemt_translate_stream(edgemt_translator* translator, const char* text,
+                                      const edgemt_decode_options* options, edgemt_piece_callback on_piece,
+                                      void* user_data) {
+  return Guard([&] {
+    if (!Is(translator, HandleTag::kTranslator)) return NotA("translator", "a translator");
+    if (text == nullptr) return Null("text");
+    if (on_piece == nullptr) return Null("on_piece");
+    edgemt_decode_options o;
+    if (!ReadDecodeOptions(options, &o)) return EDGEMT_INVALID_ARGUMENT;
+    edgemt::TextResult result;
+    return Report(translator->translator->TranslateStreaming(
+        text, DecodeOf(o),
+        [&](std::string_view piece) { return on_piece(piece.data(), piece.size(), user_data) != 0; }, &result));
+  });
+}
+
+size_t edgemt_results_count(const edgemt_results* results) {
+  return Is(results, HandleTag::kResults) ? results->results.size() : 0;
+}
+
+edgemt_status edgemt_results_status(const edgemt_results* results, size_t index, const char** message) {
+  if (message != nullptr) *message = "";
+  const edgemt_status access = CheckResultsAccess(results, index);
+  if (access != EDGEMT_OK) return access;
+  const edgemt::Status& status = results->results[index].status;
+  if (message != nullptr) *message = status.message().c_str();
+  return StatusOf(status.code());
+}
+
+const char* edgemt_results_warning(const edgemt_results* results, size_t index) {
+  if (!Is(results, HandleTag::kResults) || index >= results->results.size()) return "";
+  return results->results[index].warning.c_str();
+}
+
+size_t edgemt_results_num_hypotheses(const edgemt_results* results, size_t index) {
+  if (!Is(results, HandleTag::kResults) || index >= results->results.size()) return 0;
+  return results->results[index].hypotheses.size();
+}
+
+edgemt_status edgemt_results_hypothesis(const edgemt_results* results, size_t index, size_t k,
+                                        edgemt_hypothesis* hypothesis) {
+  if (hypothesis == nullptr) return Null("hypothesis");
+  if (hypothesis->struct_size < sizeof(size_t))
+    return Fail(EDGEMT_INVALID_ARGUMENT, "hypothesis->struct_size is not set (sizeof(edgemt_hypothesis))");
+  const edgemt_status access = CheckResultsAccess(results, index);
+  if (access != EDGEMT_OK) return access;
+  const auto& hypotheses = results->results[index].hypotheses;
+  if (k >= hypotheses.size())
+    return Fail(EDGEMT_INVALID_ARGUMENT, "hypothesis " + std::to_string(k) + " is outside the " +
+                                             std::to_string(hypotheses.size()) + " of result " + std::to_string(index));
+  const edgemt::TextHypothesis& h = hypotheses[k];
+  edgemt_hypothesis out;
+  out.struct_size = hypothesis->struct_size;
+  out.text = h.text.c_str();
+  out.ids = h.ids.data();
+  out.num_ids = h.ids.size();
+  out.score = h.score;
+  out.token_log_probs = h.token_log_probs.empty() ? nullptr : h.token_log_probs.data();
+  out.num_token_log_probs = h.token_log_probs.size();
+  out.ended_with_eos = h.ended_with_eos ? 1 : 0;
+  std::memcpy(hypothesis, &out, hypothesis->struct_size < sizeof(out) ? hypothesis->struct_size : sizeof(out));
+  return EDGEMT_OK;
+}
+
+void edgemt_results_free(edgemt_results* results) {
+  if (!Is(results, HandleTag::kResults)) return;
+  results->tag = HandleTag::kFreed;
+  delete results;
+}
+
+}  // extern "C"

@@ -1,0 +1,43 @@
+#include "decoding/decoding_job.h"
+
+#include <algorithm>
+
+namespace edgemt {
+
+void DecodingScratch::Plan(size_t batch, size_t rows, size_t vocab, ArenaLayout* layout) {
+  layout->Add(&row_tokens, rows);
+  layout->Add(&row_slots, rows);
+  layout->Add(&states, batch);
+  layout->Add(&probs, vocab);
+  layout->Add(&ids, vocab);
+}
+
+size_t DecodingJob::StepsFor(size_t s) const {
+  if (options->max_length > 0) return static_cast<size_t>(options->max_length);
+  return std::min(2 * sources[s].size + 10, max_target);
+}
+
+BannedIds ModelBans(const ModelConfig& config, bool greedy) {
+  BannedIds banned;
+  if (config.states_banned_ids) {
+    for (int i = 0; i < config.banned_count; ++i) banned.Add(config.banned_ids[i]);
+  } else if (!greedy) {
+    banned.Add(config.pad_id);
+    banned.Add(config.unk_id);
+    banned.Add(config.bos_id);
+  }
+  return banned;
+}
+
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+void AddChoiceTime(TranslationProfile* profile, std::chrono::steady_clock::time_point start) {
+  if (profile == nullptr) return;
+  const double ms = MillisecondsSince(start);
+  profile->other_ms += ms;
+  profile->decoder_ms += ms;
+}
+
+}  // namespace edgemt

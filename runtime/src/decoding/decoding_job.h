@@ -1,0 +1,61 @@
+// One call's decoding as both loops (greedy.h, beam_search.h) see it: the
+// sources and options, where the results go, and the scratch they share.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+
+#include "arena.h"
+#include "decoding/banned_ids.h"
+#include "decoding/log_sum_exp.h"
+#include "edgemt/decode_options.h"
+#include "edgemt/model_config.h"
+#include "edgemt/types.h"
+
+namespace edgemt {
+
+// How far a sentence got. kStopped: at its length limit, or its caller
+// stopped it (streaming); beam search uses kStopped for a finished sentence.
+enum class SentenceState : uint8_t { kDecoding, kStopped, kEndedWithEos };
+
+// Arena buffers both loops use, for `rows` = batch x beam hypotheses.
+struct DecodingScratch {
+  int32_t* row_tokens = nullptr;      // [rows] the tokens of the next decoder step's rows
+  int32_t* row_slots = nullptr;       // [rows] and the hypotheses (cache slots) they continue
+  SentenceState* states = nullptr;    // [batch]
+  float* probs = nullptr;             // [target vocab] sampling and log-sum-exp scratch
+  int32_t* ids = nullptr;             // [target vocab] sampling scratch
+
+  void Plan(size_t batch, size_t rows, size_t vocab, ArenaLayout* layout);
+};
+
+struct DecodingJob {
+  const ModelConfig* config = nullptr;
+  const DecodeOptions* options = nullptr;
+  const TokenIds* sources = nullptr;  // each ends with </s>
+  size_t count = 0;
+  size_t max_target = 0;              // the translator's max_target_length: the output buffers' stride
+  const LogSumExp* log_sum_exp = nullptr;
+  TranslationProfile* profile = nullptr;  // null: not profiling
+  // Exactly one is set: the best ids of each sentence, or num_hypotheses
+  // hypotheses with scores per sentence.
+  TokenIds* outputs = nullptr;
+  Hypothesis* hypotheses = nullptr;
+
+  // Decoder steps for source s: max_length, or the reference's rule.
+  size_t StepsFor(size_t s) const;
+};
+
+// What a model never lets decoding choose: its file's banned ids; in files
+// without them, pad, unk and <s> for beam search and sampling, and nothing
+// for greedy decoding (the seed reference decoder's rule).
+BannedIds ModelBans(const ModelConfig& config, bool greedy);
+
+// Choosing tokens is part of each decoder step: the time since `start` goes
+// to the profile's decoder and other time.
+void AddChoiceTime(TranslationProfile* profile, std::chrono::steady_clock::time_point start);
+
+double MillisecondsSince(std::chrono::steady_clock::time_point start);
+
+}  // namespace edgemt

@@ -1,0 +1,37 @@
+#include "model_bytes.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "packed_weights.h"
+
+namespace edgemt {
+
+std::string ModelBytes::Identity() const {
+  if (!file_identity.empty()) {
+    // Timestamps have the file system's granularity (a few ms): a file
+    // rewritten in place at the same size within it also changes these
+    // bytes (the first 64 KB, with every table of the file, and 64 samples).
+    uint64_t sampled = Fingerprint64(data, std::min<size_t>(size, size_t{64} << 10));
+    for (size_t i = 0; i < 64; ++i) {
+      const size_t offset = size / 64 * i;
+      sampled = Fingerprint64(data + offset, std::min<size_t>(256, size - offset), sampled);
+    }
+    return file_identity + " " + std::to_string(sampled);
+  }
+  // A caller's buffer has no file to ask: its bytes are the identity.
+  return "buffer " + std::to_string(size) + " " + std::to_string(Fingerprint64(data, size));
+}
+
+void ModelBytes::ReleasePages(const void* begin, size_t count) const {
+  if (mapping == nullptr || count == 0) return;
+  // Only whole pages inside [begin, begin + count): neighbours may still be used in place.
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  uintptr_t first = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
+  uintptr_t end = (reinterpret_cast<uintptr_t>(begin) + count) & ~(page - 1);
+  if (end > first) madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
+}
+
+}  // namespace edgemt

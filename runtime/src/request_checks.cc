@@ -1,0 +1,92 @@
+#include "request_checks.h"
+
+#include <cpuinfo.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "decoding/beam_search.h"
+
+namespace edgemt {
+namespace {
+
+Status InvalidArgument(const std::string& message) { return Status(StatusCode::kInvalidArgument, message); }
+
+}  // namespace
+
+Status ResolveTranslatorOptions(const ModelConfig& config, TranslatorOptions* options) {
+  if (options->max_source_length == 0) options->max_source_length = config.max_positions;
+  if (options->max_target_length == 0) options->max_target_length = config.max_positions;
+  if (options->max_batch_size < 1 || options->max_batch_size > 65536)
+    return InvalidArgument("max_batch_size must be 1..65536, not " + std::to_string(options->max_batch_size));
+  if (options->max_source_length < 1 || options->max_source_length > config.max_positions)
+    return InvalidArgument("max_source_length must be 1.." + std::to_string(config.max_positions) +
+                           " (the model's positions), not " + std::to_string(options->max_source_length));
+  if (options->max_target_length < 1 || options->max_target_length > config.max_positions)
+    return InvalidArgument("max_target_length must be 1.." + std::to_string(config.max_positions) +
+                           " (the model's positions), not " + std::to_string(options->max_target_length));
+  if (options->max_beam_size < 1 || options->max_beam_size > kMaxBeamSize)
+    return InvalidArgument("max_beam_size must be 1.." + std::to_string(kMaxBeamSize) + ", not " +
+                           std::to_string(options->max_beam_size));
+  if (options->num_threads < 0 || options->num_threads > 256)
+    return InvalidArgument("num_threads must be 0..256, not " + std::to_string(options->num_threads));
+  if (options->num_threads == 0) {
+    options->num_threads = cpuinfo_initialize() ? static_cast<int>(cpuinfo_get_cores_count()) : 1;
+    options->num_threads = std::max(1, options->num_threads);
+  }
+  return Status::Ok();
+}
+
+Limits LimitsOf(const TranslatorOptions& options) {
+  return Limits{static_cast<size_t>(options.max_batch_size), static_cast<size_t>(options.max_source_length),
+                static_cast<size_t>(options.max_target_length), static_cast<size_t>(options.max_beam_size),
+                static_cast<size_t>(options.num_threads)};
+}
+
+Status CheckDecodeOptions(const DecodeOptions& decode, const Limits& limits) {
+  if (decode.max_length < 0 || static_cast<size_t>(decode.max_length) > limits.target)
+    return InvalidArgument("max_length " + std::to_string(decode.max_length) +
+                           " is outside the translator's max_target_length " + std::to_string(limits.target));
+  if (decode.min_length < 0) return InvalidArgument("min_length must not be negative");
+  if (decode.beam_size < 1 || static_cast<size_t>(decode.beam_size) > limits.beam)
+    return InvalidArgument("beam_size " + std::to_string(decode.beam_size) + " is outside 1..the translator's " +
+                           "max_beam_size " + std::to_string(limits.beam));
+  if (decode.num_hypotheses < 1 || decode.num_hypotheses > decode.beam_size)
+    return InvalidArgument("num_hypotheses " + std::to_string(decode.num_hypotheses) + " is outside 1..beam_size " +
+                           std::to_string(decode.beam_size));
+  if (!std::isfinite(decode.length_penalty)) return InvalidArgument("length_penalty must be a finite number");
+  if (decode.sampling_topk < 0) return InvalidArgument("sampling_topk must not be negative");
+  if (!(decode.sampling_topp > 0.0f && decode.sampling_topp <= 1.0f))
+    return InvalidArgument("sampling_topp must be in (0, 1]");
+  if (!(decode.sampling_temperature > 0.0f) || !std::isfinite(decode.sampling_temperature))
+    return InvalidArgument("sampling_temperature must be a positive finite number");
+  if (decode.sampling_topk != 1 && decode.beam_size != 1)
+    return InvalidArgument("sampling (sampling_topk other than 1) needs beam_size 1");
+  if (decode.on_token != nullptr && decode.beam_size != 1) return InvalidArgument("on_token needs beam_size 1");
+  return Status::Ok();
+}
+
+Status CheckSources(const TokenIds* sources, size_t count, const Limits& limits, int source_vocab_size) {
+  if (sources == nullptr || count == 0) return InvalidArgument("no sources to translate");
+  if (count > limits.batch)
+    return InvalidArgument("a batch of " + std::to_string(count) + " is more than the translator's max_batch_size " +
+                           std::to_string(limits.batch));
+  for (size_t s = 0; s < count; ++s) {
+    if (sources[s].size == 0 || sources[s].data == nullptr)
+      return InvalidArgument("source " + std::to_string(s) + " is empty (a source ends with </s>)");
+    if (sources[s].size > limits.source)
+      return InvalidArgument("source " + std::to_string(s) + " has " + std::to_string(sources[s].size) +
+                             " ids, more than the translator's max_source_length " + std::to_string(limits.source));
+    for (size_t i = 0; i < sources[s].size; ++i) {
+      const int32_t id = sources[s].data[i];
+      if (id < 0 || id >= source_vocab_size)
+        return InvalidArgument("id " + std::to_string(id) + " at position " + std::to_string(i) + " of source " +
+                               std::to_string(s) + " is outside the source vocabulary (0.." +
+                               std::to_string(source_vocab_size - 1) + ")");
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace edgemt

@@ -1,0 +1,27 @@
+// What a translator checks of a caller's request before any work: its
+// options against the model (filling in defaults), a call's decoding
+// options against the translator's limits, and the sources' ids.
+#pragma once
+
+#include <cstddef>
+
+#include "edgemt/decode_options.h"
+#include "edgemt/model_config.h"
+#include "edgemt/status.h"
+#include "edgemt/translator_options.h"
+#include "workspace.h"
+
+namespace edgemt {
+
+// Fills in defaults and checks the options against the model.
+Status ResolveTranslatorOptions(const ModelConfig& config, TranslatorOptions* options);
+
+// The sizes the memory plan is made for.
+Limits LimitsOf(const TranslatorOptions& resolved);
+
+Status CheckDecodeOptions(const DecodeOptions& decode, const Limits& limits);
+
+// 1..limits.batch sources, each 1..limits.source ids of the source vocabulary.
+Status CheckSources(const TokenIds* sources, size_t count, const Limits& limits, int source_vocab_size);
+
+}  // namespace edgemt

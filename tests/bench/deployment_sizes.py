@@ -13,20 +13,26 @@ build with tests) and edgemt_shared. The cross builds are stripped with
 their own binutils (aarch64-linux-gnu-strip, arm-linux-gnueabihf-strip).
 """
 import argparse
-import datetime
 import os
 import re
 import subprocess
+import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import machine  # noqa: E402
+from benchlib.markdown import table  # noqa: E402
+from benchlib.section import Section  # noqa: E402
 
 ARTIFACTS = (("edgemt-translate", "bin/edgemt-translate"),
              ("edgemt-translate, -DEDGEMT_STATIC_BINARY=ON", "bin/edgemt-translate-static"),
              ("libedgemt.so (the C API)", "lib/libedgemt.so"))
 STRIP = {"arm64": "aarch64-linux-gnu-strip", "armhf": "arm-linux-gnueabihf-strip"}
 TARGET = {"AArch64": "arm64", "ARM": "armhf"}  # readelf's Machine -> Debian's name; else x86-64
+COLUMNS = ["target", "file", "stripped MB", "shared libraries it needs"]
 
 
-def machine(path):
+def target_of(path):
     header = subprocess.run(["readelf", "-h", path], capture_output=True, text=True, check=True).stdout
     name = re.search(r"Machine:\s+(.*)", header).group(1).strip()
     return TARGET.get(name, "x86-64" if "X86-64" in name else name)
@@ -40,7 +46,7 @@ def measure(build_dir):
             path = os.path.join(build_dir, relative)
             if not os.path.exists(path):
                 continue
-            arch = machine(path)
+            arch = target_of(path)
             stripped = os.path.join(tmp, "stripped")
             strip = STRIP.get(arch, "strip")
             subprocess.run([strip, "-o", stripped, path], check=True)
@@ -51,28 +57,30 @@ def measure(build_dir):
     return out
 
 
+def rows(results):
+    """results: {build_dir: measure(build_dir)} -> the rows of the table."""
+    return [[item["machine"], label, "%.2f" % (item["stripped_bytes"] / 1e6),
+             ", ".join(item["needed"]) if item["needed"] else "none (static)"]
+            for sizes in results.values() for label, item in sizes.items()]
+
+
 def markdown(results):
     """results: {build_dir: measure(build_dir)} -> lines of a Markdown table."""
-    lines = ["| target | file | stripped MB | shared libraries it needs |", "|---|---|---|---|"]
-    for sizes in results.values():
-        for label, item in sizes.items():
-            needs = ", ".join(item["needed"]) if item["needed"] else "none (static)"
-            lines.append("| %s | %s | %.2f | %s |" % (item["machine"], label, item["stripped_bytes"] / 1e6, needs))
-    return lines
+    return table(COLUMNS, rows(results))
 
 
 def section(results):
     """A BENCHMARKS.md section of its own (run_benchmarks.py --report-only --attach-section)."""
-    repo = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-    commit = subprocess.run(["git", "-C", repo, "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
+    git = machine.git_info()
     compiler = subprocess.run(["g++", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    date = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    return ["## Deployment: what a device gets (tests/bench/deployment_sizes.py)", "",
-            "Measured %s at %s; Release builds (%s and Debian's cross compilers of the same version), "
-            "stripped with each target's `strip`. XNNPACK, pthreadpool, cpuinfo and SentencePiece (with its "
-            "protobuf-lite) are inside every file; the static CLI carries glibc and libstdc++ too."
-            % (date, commit, compiler), ""] + markdown(results) + [""]
+    date = machine.utc_now()
+    s = Section("deployment", "Deployment: what a device gets (tests/bench/deployment_sizes.py)", dict(
+        script="tests/bench/deployment_sizes.py", command=" ".join(["tests/bench/deployment_sizes.py"] + sys.argv[1:]),
+        date=date, date_is="start", commit=git["short"]))
+    s.text("Measured %s at %s; Release builds (%s and Debian's cross compilers of the same version), stripped with "
+           "each target's `strip`. XNNPACK, pthreadpool, cpuinfo and SentencePiece (with its protobuf-lite) are "
+           "inside every file; the static CLI carries glibc and libstdc++ too." % (date, git["short"], compiler))
+    return s.table(COLUMNS, rows(results))
 
 
 def main():
@@ -84,7 +92,7 @@ def main():
     print("\n".join(markdown(results)))
     if args.md:
         with open(args.md, "w") as f:
-            f.write("\n".join(section(results)) + "\n")
+            f.write(section(results).markdown())
 
 
 if __name__ == "__main__":

@@ -24,351 +24,187 @@ writes JSON (--json) and, with --md FILE, the Markdown to FILE. Without the peer
 no ratio. Uses build/bin (it builds nothing).
 """
 
+
 import argparse
-import datetime
-import json
 import os
-import random
-import statistics
 import sys
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import run_benchmarks as rb  # noqa: E402
-from packed_cache_bench import ROUNDS, cpu_lock  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import ctranslate2 as ct2, machine, models, outputs, paths  # noqa: E402
+from benchlib.alternation import alternate  # noqa: E402
+from benchlib.load import cpu_lock  # noqa: E402
+from benchlib.log import log  # noqa: E402
+from benchlib.processes import run_child  # noqa: E402
+from benchlib.section import Section, publish  # noqa: E402
+from benchlib.stats import fastest, median  # noqa: E402
 
-REPO = rb.REPO
-TRANSLATE = os.path.join(REPO, "build", "bin", "edgemt-translate")
-CACHE = os.path.join(REPO, "build", "bench-cache")
-CT2 = os.path.join(rb.SHARED, "bench", "ct2")
 BATCH = 32
 EDGEMT_BATCHES = (1, 8, 16, 32, 64)  # the CLI's default batch size is chosen from these
 READ_AHEAD = 16 * BATCH
 GOAL_VS_PEER = 1.5      # EdgeMT at least 1.5x CTranslate2's speed, batch 32
 GOAL_VS_BATCH1 = 2.0    # the trained model: batch 32 at least 2x batch 1 (tokens/s)
-
-
-def log(message):
-    print("[file_bench] " + message, file=sys.stderr, flush=True)
-
-
-def ct2_environment(work):
-    """The environment ct2-translator and the ctranslate2 module need, or None when the peer is missing.
-    The bundle's library links (libctranslate2.so.4 -> .so.4.8.1) may arrive as small text files naming
-    their target (a copy that does not keep symbolic links): then links made in `work` come first."""
-    library = os.path.join(CT2, "lib", "libctranslate2.so.4.8.1")
-    if not (os.path.exists(os.path.join(CT2, "bin", "ct2-translator")) and os.path.exists(library)):
-        return None
-    links = os.path.join(work, "ct2-lib")
-    os.makedirs(links, exist_ok=True)
-    for name in ("libctranslate2.so.4", "libctranslate2.so"):
-        path = os.path.join(links, name)
-        if not os.path.lexists(path):
-            os.symlink(library, path)
-    env = dict(os.environ)
-    env["LD_LIBRARY_PATH"] = links + os.pathsep + os.path.join(CT2, "lib")
-    env["PYTHONPATH"] = os.path.join(CT2, "py")
-    return env
-
-
-def ct2_model(checkpoint, out, env):
-    if not os.path.exists(os.path.join(out, "model.bin")):
-        rb.run_child([rb.PYTHON, os.path.join(CT2, "export_ct2.py"), checkpoint, out, "--quantization", "int8",
-                      "--force"], env=env)
-    return out
-
-
-def vocabulary(ct2_dir):
-    with open(os.path.join(ct2_dir, "shared_vocabulary.json")) as f:
-        return json.load(f)
-
-
-def inputs_trained(work):
-    """The dev sentences x4 as ids (the model's SentencePiece, </s> appended)."""
-    import sentencepiece as spm
-    sp = spm.SentencePieceProcessor(model_file=os.path.join(rb.MULTI30K, "spm.model"))
-    with open(rb.DEV_EN, encoding="utf-8") as f:
-        lines = [line.rstrip("\n") for line in f]
-    ids = [sp.encode(line) + [3] for line in lines] * 4
-    return ids
-
-
-def inputs_random(vocab_size, seed=17):
-    r = random.Random(seed)
-    return [[r.randrange(4, vocab_size) for _ in range(r.randrange(10, 41))] + [3] for _ in range(200)]
-
-
-def write_inputs(ids, vocab, work, name):
-    ids_path = os.path.join(work, name + ".ids")
-    tokens_path = os.path.join(work, name + ".tok")
-    with open(ids_path, "w") as f:
-        f.write("".join(" ".join(map(str, s)) + "\n" for s in ids))
-    with open(tokens_path, "w", encoding="utf-8") as f:
-        f.write("".join(" ".join(vocab[i] for i in s) + "\n" for s in ids))
-    return ids_path, tokens_path
-
-
-def count_tokens(path):
-    with open(path, encoding="utf-8") as f:
-        return sum(len(line.split()) for line in f)
+RUNTIME_NAMES = {"edgemt": "EdgeMT CLI", "ct2": "CTranslate2 CLI", "edgemt-api": "EdgeMT Python API",
+                 "ct2-api": "CTranslate2 Python API"}
 
 
 def run_edgemt(model, ids_path, out, threads, batch, fixed):
-    cmd = [TRANSLATE, "--model", model, "--input-ids", "--output-ids", "--threads", str(threads),
+    cmd = [paths.TRANSLATE, "--model", model, "--input-ids", "--output-ids", "--threads", str(threads),
            "--batch-size", str(batch)]
     if fixed:
         cmd += ["--min-length", "32", "--max-length", "32"]
     with cpu_lock("edgemt %s t%d b%d" % (os.path.basename(model), threads, batch)):
-        r = rb.run_child(cmd, stdin=ids_path, stdout_path=out, timed=True)
-    return r
+        return run_child(cmd, stdin=ids_path, stdout_path=out, timed=True)
 
 
 def run_ct2(model_dir, tokens_path, out, threads, read_batch, fixed, env):
-    cmd = [os.path.join(CT2, "bin", "ct2-translator"), "--model", model_dir, "--src", tokens_path, "--out", out,
+    cmd = [os.path.join(ct2.CT2, "bin", "ct2-translator"), "--model", model_dir, "--src", tokens_path, "--out", out,
            "--batch_size", str(BATCH), "--beam_size", "1", "--compute_type", "int8", "--intra_threads",
            str(threads), "--inter_threads", "1", "--read_batch_size", str(read_batch)]
     if fixed:
         cmd += ["--min_decoding_length", "32", "--max_decoding_length", "32"]
     with cpu_lock("ct2 %s t%d r%d" % (os.path.basename(model_dir), threads, read_batch)):
-        r = rb.run_child(cmd, env=env, env_note="LD_LIBRARY_PATH=<ct2 lib>", timed=True)
-    return r
+        return run_child(cmd, env=env, env_note="LD_LIBRARY_PATH=<ct2 lib>", timed=True)
 
 
-# API against API: one process per measurement loads the model, then times translating the whole file in
-# one call (both runtimes sort the call's sources by length into batches of at most the batch size).
-EDGEMT_API = """
-import sys, time
-sys.path.insert(0, sys.argv[1])
-import edgemt
-model, ids_path, out_path, threads, fixed = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6] == "1"
-batch = int(sys.argv[7])
-sources = [[int(x) for x in line.split()][:-1] for line in open(ids_path)]  # translate_ids adds </s>
-translator = edgemt.Translator(model, threads=threads, max_batch_size=batch)
-options = dict(min_length=32, max_length=32) if fixed else {}
-start = time.perf_counter()
-outputs = translator.translate_ids(sources, **options)
-seconds = time.perf_counter() - start
-open(out_path, "w").write("".join(" ".join(map(str, ids)) + "\\n" for ids in outputs))
-print(seconds)
-"""
-
-CT2_API = """
-import sys, time
-import ctranslate2
-model, tokens_path, out_path, threads, fixed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1"
-batch = int(sys.argv[6])
-sources = [line.split() for line in open(tokens_path, encoding="utf-8")]
-translator = ctranslate2.Translator(model, device="cpu", compute_type="int8", intra_threads=threads, inter_threads=1)
-options = dict(min_decoding_length=32, max_decoding_length=32) if fixed else {}
-start = time.perf_counter()
-results = translator.translate_batch(sources, max_batch_size=batch, beam_size=1, **options)
-seconds = time.perf_counter() - start
-open(out_path, "w", encoding="utf-8").write("".join(" ".join(r.hypotheses[0]) + "\\n" for r in results))
-print(seconds)
-"""
-
-
-def run_api(kind, model, inputs, out, threads, fixed, env, batch=BATCH):
-    """Seconds the translating call took (model loading not included). `env`: CTranslate2's environment
-    (its library path, and CT2_FORCE_CPU_ISA when an ISA is forced)."""
-    if kind == "edgemt-api":
-        cmd = [rb.PYTHON, "-c", EDGEMT_API, os.path.join(REPO, "build", "python"), model, inputs, out, str(threads),
-               "1" if fixed else "0", str(batch)]
-    else:
-        cmd = [rb.PYTHON, "-c", CT2_API, model, inputs, out, str(threads), "1" if fixed else "0", str(batch)]
-    with cpu_lock("%s %s t%d b%d" % (kind, os.path.basename(model), threads, batch)):
-        r = rb.run_child(cmd, env=env if kind == "ct2-api" else None, timed=True)
-    r["wall_s"] = float(r["out"].split()[-1])
-    return r
-
-
-def ct2_isa(model_dir, tokens_path, env, work):
-    """The ISA CTranslate2 picks here (CT2_VERBOSE=1 logs it when the model loads)."""
-    env = dict(env, CT2_VERBOSE="1")
-    head = os.path.join(work, "isa.tok")
-    with open(tokens_path, encoding="utf-8") as f, open(head, "w", encoding="utf-8") as g:
-        g.write(f.readline())
-    r = rb.run_child([os.path.join(CT2, "bin", "ct2-translator"), "--model", model_dir, "--src", head, "--out",
-                      os.path.join(work, "isa.out"), "--intra_threads", "1"], env=env, record=False)
-    for line in r["err"].splitlines():
-        if "ISA" in line or "isa" in line:
-            return line.split("]")[-1].split("ISA:")[-1].strip()
-    return "not reported"
-
-
-def same_lines(a, b):
-    with open(a, encoding="utf-8") as f, open(b, encoding="utf-8") as g:
-        x, y = f.read().splitlines(), g.read().splitlines()
-    return sum(p == q for p, q in zip(x, y)), len(x)
-
-
-def to_ids(ct2_out, vocab, out):
-    index = {piece: i for i, piece in enumerate(vocab)}
-    with open(ct2_out, encoding="utf-8") as f, open(out, "w") as g:
-        for line in f:
-            g.write(" ".join(str(index.get(p, 1)) for p in line.split()) + "\n")
-
-
-def measure(name, model, ct2_dir, ids_path, tokens_path, fixed, rounds, env, work):
+def configurations(peer):
+    """(kind, threads, batch or CTranslate2's read-ahead): EdgeMT's CLI at every batch size, both APIs at 32."""
     configs = [("edgemt", t, b) for t in (1, 2) for b in EDGEMT_BATCHES]
     configs += [("edgemt-api", t, BATCH) for t in (1, 2)]
-    if env is not None:
-        configs += [("ct2", t, rb_) for t in (1, 2) for rb_ in (0, READ_AHEAD)]
+    if peer:
+        configs += [("ct2", t, r) for t in (1, 2) for r in (0, READ_AHEAD)]
         configs += [("ct2-api", t, BATCH) for t in (1, 2)]
-    runs = {c: [] for c in configs}
-    outputs = {}
-    for round_ in range(rounds):
-        order = configs if round_ % 2 == 0 else list(reversed(configs))
-        for c in order:
-            kind, threads, x = c
-            out = os.path.join(work, "%s.%s.t%d.%d.out" % (name, kind, threads, x))
-            if kind == "edgemt":
-                r = run_edgemt(model, ids_path, out, threads, x, fixed)
-            elif kind == "ct2":
-                r = run_ct2(ct2_dir, tokens_path, out, threads, x, fixed, env)
-            elif kind == "edgemt-api":
-                r = run_api(kind, model, ids_path, out, threads, fixed, None)
-            else:
-                r = run_api(kind, ct2_dir, tokens_path, out, threads, fixed, env)
-            runs[c].append(dict(wall_s=r["wall_s"], maxrss_kb=r["maxrss_kb"], other_load=r["other_load"]))
-            outputs[c] = out
-        log("%s round %d done" % (name, round_ + 1))
-    result = dict(model=name, sentences=sum(1 for _ in open(ids_path)), configs={})
-    edgemt_out = outputs[("edgemt", 1, BATCH)]
-    out_tokens = count_tokens(edgemt_out)
+    return configs
+
+
+def run_config(c, m, work):
+    kind, threads, x = c
+    out = os.path.join(work, "%s.%s.t%d.%d.out" % (m["name"], kind, threads, x))
+    if kind == "edgemt":
+        r = run_edgemt(m["model"], m["ids"], out, threads, x, m["fixed"])
+    elif kind == "ct2":
+        r = run_ct2(m["ct2_dir"], m["tokens"], out, threads, x, m["fixed"], m["env"])
+    elif kind == "edgemt-api":
+        r = ct2.run_api(kind, m["model"], m["ids"], out, threads, m["fixed"], None, BATCH)
+    else:
+        r = ct2.run_api(kind, m["ct2_dir"], m["tokens"], out, threads, m["fixed"], m["env"], BATCH)
+    return dict(wall_s=r["wall_s"], maxrss_kb=r["maxrss_kb"], other_load=r["other_load"], out=out)
+
+
+def summary(c, rs, m, reference, tokens):
+    kind, threads, x = c
+    wall = median(r["wall_s"] for r in rs)
+    out = rs[-1]["out"]
+    if kind.startswith("ct2"):
+        out = ct2.to_ids(out, ct2.vocabulary(m["ct2_dir"]), out + ".ids")
+        tokens = outputs.count_tokens(out)
+    return dict(kind=kind, threads=threads, batch=BATCH if kind == "ct2" else x,
+                read_batch=x if kind == "ct2" else None, wall_s=round(wall, 3),
+                walls=[round(r["wall_s"], 3) for r in rs], output_tokens=tokens,
+                tokens_per_s=round(tokens / wall, 1), peak_rss_mb=round(max(r["maxrss_kb"] for r in rs) / 1024, 1),
+                other_load=max(r["other_load"] for r in rs), same_as_edgemt_b32=list(outputs.same_lines(out, reference)))
+
+
+def measure(m, rounds, work):
+    """Every configuration in each round, in reverse order every other round; medians over the rounds."""
+    runs = alternate(configurations(m["env"] is not None), rounds, lambda c: run_config(c, m, work), reverse_odd=True,
+                     after_round=lambda i: log("%s round %d done" % (m["name"], i + 1)))
+    reference = runs[("edgemt", 1, BATCH)][-1]["out"]
+    tokens = outputs.count_tokens(reference)
+    result = dict(model=m["name"], sentences=sum(1 for _ in open(m["ids"])), configs={})
     for c, rs in runs.items():
         kind, threads, x = c
-        wall = statistics.median(r["wall_s"] for r in rs)
-        tokens = out_tokens
-        if kind.startswith("ct2"):
-            ids_out = outputs[c] + ".ids"
-            to_ids(outputs[c], vocabulary(ct2_dir), ids_out)
-            tokens = count_tokens(ids_out)
-            same, total = same_lines(ids_out, edgemt_out)
-        else:
-            same, total = same_lines(outputs[c], edgemt_out)
         key = "%s_t%d_%s%d" % (kind, threads, "r" if kind == "ct2" else "b", x)
-        result["configs"][key] = dict(kind=kind, threads=threads, batch=BATCH if kind == "ct2" else x,
-                                      read_batch=x if kind == "ct2" else None, wall_s=round(wall, 3),
-                                      walls=[round(r["wall_s"], 3) for r in rs], output_tokens=tokens,
-                                      tokens_per_s=round(tokens / wall, 1),
-                                      peak_rss_mb=round(max(r["maxrss_kb"] for r in rs) / 1024, 1),
-                                      other_load=max(r["other_load"] for r in rs),
-                                      same_as_edgemt_b32=[same, total])
+        result["configs"][key] = summary(c, rs, m, reference, tokens)
     return result
 
 
 def best(result, kind, batch=None):
-    keys = [k for k, v in result["configs"].items() if v["kind"] == kind and (batch is None or v["batch"] == batch)]
-    return min((result["configs"][k] for k in keys), key=lambda v: v["wall_s"]) if keys else None
+    return fastest(v for v in result["configs"].values() if v["kind"] == kind and (batch is None or v["batch"] == batch))
 
 
-RUNTIME_NAMES = {"edgemt": "EdgeMT CLI", "ct2": "CTranslate2 CLI", "edgemt-api": "EdgeMT Python API",
-                 "ct2-api": "CTranslate2 Python API"}
-
-
-def markdown(results, meta):
-    w = []
-    w.append("## Translating files (tests/bench/file_bench.py)\n")
-    w.append("One run at %s (commit %s), %s, %d rounds, %.0f s. %s. Int8, ids in and out, the same "
-             "inputs for both runtimes: CLIs timed as whole processes, Python APIs as the one translating call "
-             "after loading (a process each); each figure is the median of its rounds, the processes of both "
-             "runtimes alternating. While it ran, other processes used at most %.2f of "
-             "a core in any measured process (`other load`); nothing else was started by hand.\n"
-             % (meta["date"], meta["commit"], meta["cpu"], meta["rounds"], meta["seconds"], meta["peer"],
-                meta["max_other_load"]))
-    w.append("| model | runtime | threads | batch | read-ahead | s | tokens/s | peak RSS MB | lines = EdgeMT b32 |")
-    w.append("|---|---|---|---|---|---|---|---|---|")
+def config_rows(results):
+    rows = []
     for r in results:
-        for key, v in r["configs"].items():
+        for v in r["configs"].values():
             read = {"edgemt": "%d lines" % (16 * v["batch"]), "ct2": "%d lines" % v["read_batch"] if v["read_batch"]
                     else "32 lines (default)"}.get(v["kind"], "the whole file (one call)")
-            w.append("| %s | %s | %d | %d | %s | %.2f | %.0f | %.1f | %d/%d |"
-                     % (r["model"], RUNTIME_NAMES[v["kind"]], v["threads"], v["batch"],
-                        read, v["wall_s"], v["tokens_per_s"], v["peak_rss_mb"], v["same_as_edgemt_b32"][0],
-                        v["same_as_edgemt_b32"][1]))
-    w.append("")
-    w.append("| model | EdgeMT best (batch 32) | CTranslate2 best | EdgeMT / CTranslate2 (goal %.1fx) | "
-             "EdgeMT batch 32 / batch 1, tokens/s (goal %.1fx, trained model) | API: EdgeMT / CTranslate2 "
-             "(goal %.1fx) |" % (GOAL_VS_PEER, GOAL_VS_BATCH1, GOAL_VS_PEER))
-    w.append("|---|---|---|---|---|---|")
-    for r in results:
-        e = best(r, "edgemt", BATCH)
-        c = best(r, "ct2")
-        b1 = r["configs"]["edgemt_t1_b1"]
-        e1 = r["configs"]["edgemt_t1_b%d" % BATCH]
-        best_b1 = best(r, "edgemt", 1)
-        ratio = "%.2fx (%s)" % (c["wall_s"] / e["wall_s"], "met" if c["wall_s"] / e["wall_s"] >= GOAL_VS_PEER
-                                else "missed") if c else "no peer: not measured"
-        peer = "%.2f s (%d thread%s, read-ahead %s)" % (c["wall_s"], c["threads"], "s" if c["threads"] > 1 else "",
-                                                       c["read_batch"] or "default") if c else "-"
-        speedup = e1["tokens_per_s"] / b1["tokens_per_s"]
-        best_speedup = e["tokens_per_s"] / best_b1["tokens_per_s"]
-        verdict = lambda x: (" (%s)" % ("met" if x >= GOAL_VS_BATCH1 else "missed")) if r["model"] == "multi30k" else ""
-        ea, ca = best(r, "edgemt-api"), best(r, "ct2-api")
-        api = "%.2f s (%d) / %.2f s (%d) = %.2fx (%s)" % (
-            ea["wall_s"], ea["threads"], ca["wall_s"], ca["threads"], ca["wall_s"] / ea["wall_s"],
-            "met" if ca["wall_s"] / ea["wall_s"] >= GOAL_VS_PEER else "missed") if ca else "no peer: not measured"
-        w.append("| %s | %.2f s (%d thread%s) | %s | %s | %.2fx at 1 thread%s; %.2fx at the better thread count "
-                 "of each (batch 1: %d)%s | %s |"
-                 % (r["model"], e["wall_s"], e["threads"], "s" if e["threads"] > 1 else "", peer, ratio, speedup,
-                    verdict(speedup), best_speedup, best_b1["threads"], verdict(best_speedup), api))
-    w.append("")
-    w.append("CTranslate2's ISA here: %s.\n" % meta["isa"])
-    return "\n".join(w) + "\n"
+            rows.append([r["model"], RUNTIME_NAMES[v["kind"]], v["threads"], v["batch"], read, "%.2f" % v["wall_s"],
+                         "%.0f" % v["tokens_per_s"], "%.1f" % v["peak_rss_mb"], "%d/%d" % tuple(v["same_as_edgemt_b32"])])
+    return rows
+
+
+def met(ratio, goal):
+    return "met" if ratio >= goal else "missed"
+
+
+def summary_row(r):
+    e, c, b1 = best(r, "edgemt", BATCH), best(r, "ct2"), r["configs"]["edgemt_t1_b1"]
+    e1, best_b1 = r["configs"]["edgemt_t1_b%d" % BATCH], best(r, "edgemt", 1)
+    ratio = "%.2fx (%s)" % (c["wall_s"] / e["wall_s"], met(c["wall_s"] / e["wall_s"], GOAL_VS_PEER)) if c \
+        else "no peer: not measured"
+    peer = "%.2f s (%d thread%s, read-ahead %s)" % (c["wall_s"], c["threads"], "s" if c["threads"] > 1 else "",
+                                                   c["read_batch"] or "default") if c else "-"
+    speedup, best_speedup = e1["tokens_per_s"] / b1["tokens_per_s"], e["tokens_per_s"] / best_b1["tokens_per_s"]
+
+    def verdict(x):
+        return " (%s)" % met(x, GOAL_VS_BATCH1) if r["model"] == "multi30k" else ""
+    ea, ca = best(r, "edgemt-api"), best(r, "ct2-api")
+    api = "%.2f s (%d) / %.2f s (%d) = %.2fx (%s)" % (
+        ea["wall_s"], ea["threads"], ca["wall_s"], ca["threads"], ca["wall_s"] / ea["wall_s"],
+        met(ca["wall_s"] / ea["wall_s"], GOAL_VS_PEER)) if ca else "no peer: not measured"
+    return [r["model"], "%.2f s (%d thread%s)" % (e["wall_s"], e["threads"], "s" if e["threads"] > 1 else ""), peer,
+            ratio, "%.2fx at 1 thread%s; %.2fx at the better thread count of each (batch 1: %d)%s" % (
+                speedup, verdict(speedup), best_speedup, best_b1["threads"], verdict(best_speedup)), api]
+
+
+def section(results, meta):
+    s = Section("file", "Translating files (tests/bench/file_bench.py)",
+                machine.run_header(meta, "tests/bench/file_bench.py", date_is="start"))
+    s.text("One run at %s (commit %s), %s, %d rounds, %.0f s. %s. Int8, ids in and out, the same inputs for both "
+           "runtimes: CLIs timed as whole processes, Python APIs as the one translating call after loading (a "
+           "process each); each figure is the median of its rounds, the processes of both runtimes alternating. "
+           "While it ran, other processes used at most %.2f of a core in any measured process (`other load`); "
+           "nothing else was started by hand." % (
+               meta["date"], meta["git"]["short"], meta["cpu"], meta["rounds"], meta["seconds"], meta["peer"],
+               meta["max_other_load"]))
+    s.table(["model", "runtime", "threads", "batch", "read-ahead", "s", "tokens/s", "peak RSS MB",
+             "lines = EdgeMT b32"], config_rows(results), "every configuration (runtime, threads, batch, read-ahead)")
+    s.table(["model", "EdgeMT best (batch 32)", "CTranslate2 best",
+             "EdgeMT / CTranslate2 (goal %.1fx)" % GOAL_VS_PEER,
+             "EdgeMT batch 32 / batch 1, tokens/s (goal %.1fx, trained model)" % GOAL_VS_BATCH1,
+             "API: EdgeMT / CTranslate2 (goal %.1fx)" % GOAL_VS_PEER], [summary_row(r) for r in results])
+    return s.text("CTranslate2's ISA here: %s." % meta["isa"])
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--models", default="multi30k,tiny,base")
     p.add_argument("--rounds", type=int, default=3)
-    p.add_argument("--json", default=os.path.join(CACHE, "file_bench.json"))
+    p.add_argument("--json", default=os.path.join(paths.CACHE, "file_bench.json"))
     p.add_argument("--md", default=None)
     args = p.parse_args()
-    t0 = time.time()
     names = args.models.split(",")
-    work = os.path.join(CACHE, "file_bench")
+    work = os.path.join(paths.CACHE, "file_bench")
     os.makedirs(work, exist_ok=True)
-    env = ct2_environment(work)
+    env = ct2.environment(work)
     if env is None:
-        log("CTranslate2 is missing (%s): measuring EdgeMT alone, printing no ratio" % CT2)
-    models = rb.prepare_models(CACHE, names, quick=False)
-    results, isa = [], "not measured (no peer)"
+        log("CTranslate2 is missing (%s): measuring EdgeMT alone, printing no ratio" % ct2.CT2)
+    chosen = models.prepare_models(paths.CACHE, names)
+    meta = machine.start_meta(rounds=args.rounds, isa="not measured (no peer)")
+    results = []
     for name in names:
-        m = models[name]
-        ct2_dir = ct2_model(m["checkpoint"], os.path.join(work, name + ".ct2-int8"), env) if env else None
-        if name == "multi30k":
-            ids = inputs_trained(work)
-        else:
-            with open(os.path.join(m["checkpoint"], "config.json")) as f:
-                ids = inputs_random(json.load(f)["src_vocab_size"])
-        vocab = vocabulary(ct2_dir) if ct2_dir else None
-        if vocab is None:
-            ids_path = os.path.join(work, name + ".ids")
-            with open(ids_path, "w") as f:
-                f.write("".join(" ".join(map(str, s)) + "\n" for s in ids))
-            tokens_path = None
-        else:
-            ids_path, tokens_path = write_inputs(ids, vocab, work, name)
-            if isa.startswith("not"):
-                isa = ct2_isa(ct2_dir, tokens_path, env, work)
-        results.append(measure(name, m["files"]["int8"], ct2_dir, ids_path, tokens_path, name != "multi30k",
-                               args.rounds, env, work))
-    info = rb.machine_info()
-    meta = dict(date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                commit=rb.git_info()["short"], cpu="%s, %d cores, %s" % (info.get("cpu_model", "?"), info.get("cores", 0), " ".join(info.get("simd_flags", []))), rounds=args.rounds,
-                seconds=time.time() - t0, isa=isa,
-                peer="CTranslate2 4.8.1 from ../shared/bench/ct2" if env else "CTranslate2 missing: no ratio",
-                max_other_load=max((v["other_load"] for r in results for v in r["configs"].values()), default=0))
-    text = markdown(results, meta)
-    print(text)
-    os.makedirs(os.path.dirname(args.json), exist_ok=True)
-    with open(args.json, "w") as f:
-        json.dump(dict(meta=meta, results=results, rounds=ROUNDS), f, indent=1)
-    if args.md:
-        with open(args.md, "w") as f:
-            f.write(text)
+        m = ct2.prepare(name, chosen[name], env, work)
+        if m["tokens"] and meta["isa"].startswith("not"):
+            meta["isa"] = ct2.detect_isa(m["ct2_dir"], m["tokens"], env, work)
+        results.append(measure(m, args.rounds, work))
+    meta.update(seconds=time.time() - meta["started"],
+                max_other_load=max((v["other_load"] for r in results for v in r["configs"].values()), default=0),
+                cpu="%s, %d cores, %s" % (meta["machine"]["cpu_model"], meta["machine"]["cores"],
+                                          " ".join(meta["machine"]["simd_flags"])),
+                peer="CTranslate2 %s from ../shared/bench/ct2" % ct2.VERSION if env else "CTranslate2 missing: no ratio")
+    machine.finish_meta(meta, [])
+    publish(section(results, meta), dict(meta=meta, results=results), args.json, args.md)
 
 
 if __name__ == "__main__":

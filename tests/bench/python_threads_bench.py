@@ -17,23 +17,19 @@ Prints a Markdown section ("## Python threads ...") and writes JSON
 """
 
 import argparse
-import datetime
-import json
 import os
-import statistics
 import sys
 import threading
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import run_benchmarks as rb  # noqa: E402
-from packed_cache_bench import ROUNDS, cpu_lock, relative_paths  # noqa: E402
-
-import edgemt  # noqa: E402  (PYTHONPATH=build/python)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import machine, paths  # noqa: E402
+from benchlib.alternation import alternate  # noqa: E402
+from benchlib.load import cpu_lock  # noqa: E402
+from benchlib.section import Section, publish  # noqa: E402
+from benchlib.stats import median  # noqa: E402
 
 GOAL = 0.65  # two threads at most 0.65x one thread's time (issue 14, 2 cores)
-MODEL = os.path.join(rb.REPO, "models", "multi30k-ende.int8.edgemt")
 
 
 def translate_all(translator, lines, batch):
@@ -64,64 +60,57 @@ def two_threads(a, b, halves, batch):
     return time.perf_counter() - start, outs[0] + outs[1]
 
 
+def measure(edgemt, model, halves, batch, rounds):
+    """Seconds of one thread doing both halves and of two threads one half each, alternating."""
+    a = edgemt.Translator(model, threads=1, max_batch_size=batch)
+    b = edgemt.Translator(model, threads=1, max_batch_size=batch)
+    translate_all(a, halves[0][:20], batch)  # warm-up
+    translate_all(b, halves[1][:20], batch)
+    ways = dict(one=lambda: one_thread(a, halves, batch), two=lambda: two_threads(a, b, halves, batch))
+
+    def run(way):
+        with cpu_lock("python %s thread(s), batch %d" % (way, batch)):
+            return ways[way]()
+    runs = alternate(["one", "two"], rounds, run)
+    for (_, x), (_, y) in zip(runs["one"], runs["two"]):
+        if x != y:
+            raise SystemExit("two threads gave other translations than one")
+    one, two = [s for s, _ in runs["one"]], [s for s, _ in runs["two"]]
+    return dict(one_s=one, two_s=two, one_median_s=median(one), two_median_s=median(two),
+                ratio=median(two) / median(one))
+
+
+def section(results, meta):
+    run = machine.run_header(meta, "tests/bench/python_threads_bench.py")
+    if os.environ.get("PYTHONPATH"):
+        run["command"] = "PYTHONPATH=%s %s" % (paths.rel(os.environ["PYTHONPATH"].split(os.pathsep)[0]), run["command"])
+    s = Section("python-threads", "Python threads (tests/bench/python_threads_bench.py)", run)
+    s.text(machine.measured_when(meta) + " The %d Multi30k dev sentences, int8 example model, in two halves; one "
+           "`edgemt.Model` shared by two `edgemt.Translator` (1 thread each). One thread: translator A translates "
+           "both halves in turn; two threads: A and B one half each, at once. Medians of %d alternating rounds; both "
+           "give the same translations." % (meta["sentences"], meta["rounds"]))
+    return s.table(["batch size", "one thread s", "two threads s", "two / one", "goal (at most %.2f)" % GOAL],
+                   [[batch, "%.3f" % r["one_median_s"], "%.3f" % r["two_median_s"], "%.2f" % r["ratio"],
+                     "met" if r["ratio"] <= GOAL else "**missed**"] for batch, r in results.items()])
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--rounds", type=int, default=5)
     p.add_argument("--batch-sizes", default="1,32")
-    p.add_argument("--json", default=os.path.join(rb.REPO, "build", "bench-cache", "python-threads.json"))
+    p.add_argument("--json", default=os.path.join(paths.CACHE, "python-threads.json"))
     p.add_argument("--md", default=None)
     args = p.parse_args()
-    with open(rb.DEV_EN, encoding="utf-8") as f:
+    import edgemt  # PYTHONPATH=build/python
+    with open(paths.DEV_EN, encoding="utf-8") as f:
         lines = f.read().split("\n")[:-1]
     halves = [lines[:len(lines) // 2], lines[len(lines) // 2:]]
-    meta = dict(machine=rb.machine_info(), git=rb.git_info(), loadavg_start=list(os.getloadavg()),
-                date=datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-                rounds=args.rounds, sentences=len(lines))
-    results = {}
-    model = edgemt.Model(MODEL)
-    for batch in [int(b) for b in args.batch_sizes.split(",")]:
-        a = edgemt.Translator(model, threads=1, max_batch_size=batch)
-        b = edgemt.Translator(model, threads=1, max_batch_size=batch)
-        translate_all(a, halves[0][:20], batch)  # warm-up
-        translate_all(b, halves[1][:20], batch)
-        one, two = [], []
-        for r in range(args.rounds):
-            with cpu_lock("python one thread, batch %d, round %d" % (batch, r)):
-                seconds, out_one = one_thread(a, halves, batch)
-            one.append(seconds)
-            with cpu_lock("python two threads, batch %d, round %d" % (batch, r)):
-                seconds, out_two = two_threads(a, b, halves, batch)
-            two.append(seconds)
-            if out_one != out_two:
-                raise SystemExit("two threads gave other translations than one")
-        results[batch] = dict(one_s=one, two_s=two, one_median_s=statistics.median(one),
-                              two_median_s=statistics.median(two),
-                              ratio=statistics.median(two) / statistics.median(one))
-    meta["loadavg_end"] = list(os.getloadavg())
-    meta["lock_rounds"] = ROUNDS
-    other = max(r["other_load"] for r in ROUNDS) if ROUNDS else 0.0
-    mc = meta["machine"]
-    md = ["## Python threads (tests/bench/python_threads_bench.py)", "",
-          "Measured %s at %s on %s (%d cores); load average %.2f at the start, %.2f at the end; other processes "
-          "used at most %.2f cores during a measured round. The %d Multi30k dev sentences, int8 example model, in "
-          "two halves; one `edgemt.Model` shared by two `edgemt.Translator` (1 thread each). One thread: "
-          "translator A translates both halves in turn; two threads: A and B one half each, at once. Medians of %d "
-          "alternating rounds; both give the same translations."
-          % (meta["date"], meta["git"].get("commit", "?")[:7], mc["cpu_model"], mc["cores"],
-             meta["loadavg_start"][0], meta["loadavg_end"][0], other, len(lines), args.rounds), "",
-          "| batch size | one thread s | two threads s | two / one | goal (at most %.2f) |" % GOAL,
-          "|---|---|---|---|---|"]
-    for batch, r in results.items():
-        md.append("| %d | %.3f | %.3f | %.2f | %s |" % (batch, r["one_median_s"], r["two_median_s"], r["ratio"],
-                                                        "met" if r["ratio"] <= GOAL else "**missed**"))
-    md += ["", "Command: `%s`." % " ".join(sys.argv), ""]
-    text = relative_paths("\n".join(md) + "\n")
-    sys.stdout.write(text)
-    if args.md:
-        with open(args.md, "w") as f:
-            f.write(text)
-    with open(args.json, "w") as f:
-        f.write(relative_paths(json.dumps(dict(meta=meta, results=results), indent=1)) + "\n")
+    meta = machine.start_meta(rounds=args.rounds, sentences=len(lines))
+    model = edgemt.Model(paths.COMMITTED_INT8)
+    results = {batch: measure(edgemt, model, halves, batch, args.rounds)
+               for batch in [int(b) for b in args.batch_sizes.split(",")]}
+    machine.finish_meta(meta, [])
+    publish(section(results, meta), dict(meta=meta, results=results), args.json, args.md)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,9 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from benchlib.stats import median  # noqa: E402
+
 DEFAULT_REFERENCE = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared", "models", "multi30k-ende",
                                                   "reference.py"))
 
@@ -38,7 +41,7 @@ def load_reference(path):
     return module
 
 
-def main():
+def parse_args():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--checkpoint", required=True, help="directory with model.pt and config.json")
     ap.add_argument("--input-ids", required=True, help="one source per line: space-separated ids, </s> included")
@@ -49,12 +52,12 @@ def main():
     ap.add_argument("--warmup", type=int, default=1, help="1: decode the first source once, untimed")
     ap.add_argument("--output", help="output ids, one line per source")
     ap.add_argument("--reference-py", default=DEFAULT_REFERENCE)
-    args = ap.parse_args()
+    return ap.parse_args()
 
-    t_load = time.perf_counter()
-    import torch
+
+def load_model(args, torch):
+    """The checkpoint in reference.py's classes (quantize_dynamic'd with --int8) and its config."""
     import torch.nn as nn
-    torch.set_num_threads(args.threads)
     ref = load_reference(args.reference_py)
     with open(os.path.join(args.checkpoint, "config.json")) as f:
         cfg = json.load(f)
@@ -65,45 +68,50 @@ def main():
     model.eval()
     if args.int8:
         model = torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
-    load_s = time.perf_counter() - t_load
+    return model, cfg
 
+
+def greedy(torch, model, cfg, src_ids, length):
+    """Exactly `length` tokens, the whole prefix through the decoder at every step (no KV cache)."""
+    with torch.no_grad():
+        src = torch.tensor([src_ids], dtype=torch.long)
+        memory, src_pad_mask = model.encode(src)
+        out = [cfg["bos_id"]]
+        for _ in range(length):
+            tgt = torch.tensor([out], dtype=torch.long)
+            logits = model.decoder(tgt, memory, src_pad_mask)[0, -1]
+            logits[cfg["eos_id"]] = float("-inf")  # forced length: </s> never chosen
+            out.append(int(torch.argmax(logits).item()))
+    return out[1:]
+
+
+def main():
+    args = parse_args()
+    t_load = time.perf_counter()
+    import torch
+    torch.set_num_threads(args.threads)
+    model, cfg = load_model(args, torch)
+    load_s = time.perf_counter() - t_load
     with open(args.input_ids) as f:
         sources = [[int(t) for t in line.split()] for line in f if line.strip()]
     if args.limit:
         sources = sources[: args.limit]
-    bos, eos = cfg["bos_id"], cfg["eos_id"]
-
-    @torch.no_grad()
-    def greedy(src_ids):
-        src = torch.tensor([src_ids], dtype=torch.long)
-        memory, src_pad_mask = model.encode(src)
-        out = [bos]
-        for _ in range(args.length):
-            tgt = torch.tensor([out], dtype=torch.long)
-            logits = model.decoder(tgt, memory, src_pad_mask)[0, -1]
-            logits[eos] = float("-inf")  # forced length: </s> never chosen
-            out.append(int(torch.argmax(logits).item()))
-        return out[1:]
-
     if sources and args.warmup:
-        greedy(sources[0])
+        greedy(torch, model, cfg, sources[0], args.length)
     outputs, times = [], []
     t0 = time.perf_counter()
     for src_ids in sources:
         s0 = time.perf_counter()
-        outputs.append(greedy(src_ids))
+        outputs.append(greedy(torch, model, cfg, src_ids, args.length))
         times.append((time.perf_counter() - s0) * 1000.0)
     wall = time.perf_counter() - t0
     if args.output:
         with open(args.output, "w") as f:
             f.write("".join(" ".join(map(str, ids)) + "\n" for ids in outputs))
-    tokens = sum(len(o) for o in outputs)
-    ordered = sorted(times)
-    n = len(ordered)
-    median = ordered[n // 2] if n % 2 else 0.5 * (ordered[n // 2 - 1] + ordered[n // 2])
+    tokens, n = sum(len(o) for o in outputs), len(times)
     print(json.dumps(dict(sentences=n, output_tokens=tokens, wall_s=round(wall, 4),
-                          mean_ms_per_sentence=round(wall * 1000.0 / n, 3), median_sentence_ms=round(median, 3),
-                          min_sentence_ms=round(ordered[0], 3), tokens_per_s=round(tokens / wall, 1),
+                          mean_ms_per_sentence=round(wall * 1000.0 / n, 3), median_sentence_ms=round(median(times), 3),
+                          min_sentence_ms=round(min(times), 3), tokens_per_s=round(tokens / wall, 1),
                           load_s=round(load_s, 3), threads=args.threads, int8=args.int8,
                           torch=torch.__version__, kv_cache=False)))
 

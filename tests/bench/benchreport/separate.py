@@ -1,0 +1,10 @@
+"""The sections measured by the separate scripts (packed cache, int4, beam search, ...), each from the record
+of its own run in BENCHMARKS.json `separate_runs`, in its short form (benchlib.section.render)."""
+from benchlib.section import render
+
+
+def sections(data):
+    lines = []
+    for record in data.get("separate_runs", []):
+        lines += render(record)
+    return lines

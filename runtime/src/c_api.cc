@@ -63,11 +63,7 @@ edgemt_status edgemt_model_load_from_memory(const void* data, size_t size, edgem
   });
 }
 
-void edgemt_model_free(edgemt_model* model) {
-  if (!Is(model, HandleTag::kModel)) return;
-  model->tag = HandleTag::kFreed;
-  delete model;
-}
+void edgemt_model_free(edgemt_model* model) { FreeHandle(model, HandleTag::kModel); }
 
 edgemt_status edgemt_tokenizer_create(const edgemt_model* model, edgemt_side side, edgemt_tokenizer** tokenizer) {
   return Guard([&] {
@@ -120,11 +116,7 @@ edgemt_status edgemt_tokenizer_decode(const edgemt_tokenizer* tokenizer, const i
   });
 }
 
-void edgemt_tokenizer_free(edgemt_tokenizer* tokenizer) {
-  if (!Is(tokenizer, HandleTag::kTokenizer)) return;
-  tokenizer->tag = HandleTag::kFreed;
-  delete tokenizer;
-}
+void edgemt_tokenizer_free(edgemt_tokenizer* tokenizer) { FreeHandle(tokenizer, HandleTag::kTokenizer); }
 
 void edgemt_translator_options_init(edgemt_translator_options* options) {
   if (options == nullptr) return;
@@ -194,10 +186,6 @@ edgemt_status edgemt_translator_create(const edgemt_model* model, const edgemt_t
   });
 }
 
-void edgemt_translator_free(edgemt_translator* translator) {
-  if (!Is(translator, HandleTag::kTranslator)) return;
-  translator->tag = HandleTag::kFreed;
-  delete translator;
-}
+void edgemt_translator_free(edgemt_translator* translator) { FreeHandle(translator, HandleTag::kTranslator); }
 
 }  // extern "C"

@@ -88,6 +88,14 @@ bool Is(const Handle* handle, HandleTag tag) {
   return handle != nullptr && handle->tag == tag;
 }
 
+// Frees a handle of its kind; anything else (NULL, freed, another kind) is left alone.
+template <typename Handle>
+void FreeHandle(Handle* handle, HandleTag tag) {
+  if (!Is(handle, tag)) return;
+  handle->tag = HandleTag::kFreed;
+  delete handle;
+}
+
 inline edgemt_status NotA(const char* argument, const char* kind) {
   return Fail(EDGEMT_INVALID_ARGUMENT, std::string(argument) + " is not " + kind + " handle (NULL, freed or another kind)");
 }

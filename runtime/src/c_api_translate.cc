@@ -137,10 +137,6 @@ edgemt_status edgemt_results_hypothesis(const edgemt_results* results, size_t in
   return EDGEMT_OK;
 }
 
-void edgemt_results_free(edgemt_results* results) {
-  if (!Is(results, HandleTag::kResults)) return;
-  results->tag = HandleTag::kFreed;
-  delete results;
-}
+void edgemt_results_free(edgemt_results* results) { FreeHandle(results, HandleTag::kResults); }
 
 }  // extern "C"

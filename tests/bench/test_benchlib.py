@@ -148,6 +148,7 @@ class ReportWriter(unittest.TestCase):
         self.assertIn("| int8 | 1 | greedy | 2 | 15,896 | 1, AVX2 | 4,613 | **3.45x** |", row)
         row32 = [line for line in text.splitlines() if line.startswith("| tiny:") and "| 32 |" in line][0]
         self.assertIn("| 1, AVX512 (forced) | 13,877 | **2.26x** |", row32)
+        self.assertNotIn("None", text)  # a run that recorded no command says so
 
     def test_a_figure_appears_once_and_details_stay_in_the_json(self):
         text = writer.render(fake_data(), "### Why\n\nBecause.")

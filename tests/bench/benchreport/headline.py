@@ -37,13 +37,13 @@ def section(data):
                         "--report-only --peer-json FILE` adds one): no figure against the peer.", ""]
     m, run = peer["meta"], peer_run(data)
     lines += table(COLUMNS, rows(peer)) + [""]
-    lines.append("Run \"peer\": `%s` at %s, %s, %s. Python API against Python API (`edgemt.Translator."
+    lines.append("Run \"peer\" (`%s`, table \"Runs\") at %s, %s, %s. Python API against Python API (`edgemt.Translator."
                  "translate_ids` against `ctranslate2.Translator.translate_batch`), the same token ids, a process per "
                  "measurement timing the translating call only; medians of %d rounds alternating the two runtimes' "
                  "processes; other load: %s. Each runtime at its faster thread count (1 or 2), CTranslate2 also at "
                  "its faster ISA (it picks %s here; it also ran with %s forced). Tokens/s count each runtime's own "
                  "output ids; the ratio is CTranslate2's time over EdgeMT's for the same sentences. Every "
                  "configuration (threads, ISAs): BENCHMARKS.json `peer.results`." % (
-                     run["command"], m["commit"], when(run), m["cpu"], m["rounds"], m["load"], m["ct2_isa"],
+                     "tests/bench/peer_bench.py", m["commit"], when(run), m["cpu"], m["rounds"], m["load"], m["ct2_isa"],
                      " and ".join(i for i in m["isas"] if i != "default") or "no other ISA"))
     return lines + [""]

@@ -16,8 +16,8 @@ def machine_rows(meta, E):
                 ", virtual machine" if mi["hypervisor"] else "", mi["cores"], fmt(mi["mem_total_mb"], 0))],
             ["SIMD flags", " ".join(mi["simd_flags"])],
             ["OS", "Debian %s, Linux %s" % (mi.get("debian", "?"), mi["kernel"])],
-            ["Build", "%s, %s, `%s`" % (build.get("CMAKE_BUILD_TYPE"), build.get("compiler_version"),
-                                        build.get("CMAKE_CXX_FLAGS_RELEASE"))],
+            ["Build", "%s, %s, `%s`" % (build.get("CMAKE_BUILD_TYPE", "?"), build.get("compiler_version", "?"),
+                                        build.get("CMAKE_CXX_FLAGS_RELEASE", "?"))],
             ["Libraries", libraries],
             ["PyTorch", "python3-torch %s, BLAS: %s" % (mi["packages"].get("python3-torch"), meta["torch_blas"])],
             ["Load average", "%s at the start, %s at the end (1, 5, 15 min)%s" % (

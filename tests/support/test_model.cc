@@ -246,4 +246,22 @@ TestModel LoadTestModel(const TestModelSpec& spec) {
   return result;
 }
 
+std::vector<std::vector<int32_t>> SyntheticSources(int count, int vocab, int first_length, int growth,
+                                                   int source_stride, int id_stride) {
+  std::vector<std::vector<int32_t>> sources;
+  for (int s = 0; s < count; ++s) {
+    std::vector<int32_t> ids;
+    for (int i = 0; i < first_length + growth * s; ++i) ids.push_back(4 + (s * source_stride + i * id_stride) % (vocab - 4));
+    ids.push_back(3);
+    sources.push_back(ids);
+  }
+  return sources;
+}
+
+std::vector<TokenIds> Views(const std::vector<std::vector<int32_t>>& sources) {
+  std::vector<TokenIds> views;
+  for (const auto& s : sources) views.push_back(TokenIds{s.data(), s.size()});
+  return views;
+}
+
 }  // namespace edgemt::testing

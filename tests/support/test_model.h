@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "edgemt/model.h"
+#include "edgemt/types.h"
 #include "edgemt_generated.h"
 
 namespace edgemt::testing {
@@ -61,5 +62,13 @@ struct TestModel {
   std::shared_ptr<const Model> model;
 };
 TestModel LoadTestModel(const TestModelSpec& spec);
+
+// Deterministic sources for the unit tests, each ending with </s> (3):
+// source s has first_length + growth * s ids, its i-th id is
+// 4 + (s * source_stride + i * id_stride) % (vocab - 4) (never a special id).
+std::vector<std::vector<int32_t>> SyntheticSources(int count, int vocab, int first_length, int growth,
+                                                   int source_stride, int id_stride);
+// Views of `sources` as Translator takes them.
+std::vector<TokenIds> Views(const std::vector<std::vector<int32_t>>& sources);
 
 }  // namespace edgemt::testing

@@ -15,26 +15,14 @@
 using namespace edgemt;
 using edgemt::testing::LoadTestModel;
 using edgemt::testing::TestModel;
+using edgemt::testing::SyntheticSources;
 using edgemt::testing::TestModelSpec;
+using edgemt::testing::Views;
 
 namespace {
 
-std::vector<std::vector<int32_t>> Sources(int count, int vocab) {
-  std::vector<std::vector<int32_t>> sources;
-  for (int s = 0; s < count; ++s) {
-    std::vector<int32_t> ids;
-    for (int i = 0; i < 3 + 2 * s; ++i) ids.push_back(4 + (s * 11 + i * 7) % (vocab - 4));
-    ids.push_back(3);
-    sources.push_back(ids);
-  }
-  return sources;
-}
+std::vector<std::vector<int32_t>> Sources(int count, int vocab) { return SyntheticSources(count, vocab, 3, 2, 11, 7); }
 
-std::vector<TokenIds> Views(const std::vector<std::vector<int32_t>>& sources) {
-  std::vector<TokenIds> views;
-  for (const auto& s : sources) views.push_back(TokenIds{s.data(), s.size()});
-  return views;
-}
 
 std::unique_ptr<Translator> Make(const TestModel& test, int batch, int beam) {
   TranslatorOptions options;

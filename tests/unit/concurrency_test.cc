@@ -18,22 +18,15 @@
 #include "test_model.h"
 
 using namespace edgemt;
+using edgemt::testing::SyntheticSources;
 using edgemt::testing::TestModelSpec;
+using edgemt::testing::Views;
 
 namespace {
 
 using Outputs = std::vector<std::vector<int32_t>>;
 
-std::vector<std::vector<int32_t>> Sources(int vocab) {
-  std::vector<std::vector<int32_t>> sources;
-  for (int s = 0; s < 6; ++s) {
-    std::vector<int32_t> ids;
-    for (int i = 0; i < 3 + 2 * s; ++i) ids.push_back(4 + (s * 11 + i * 3) % (vocab - 4));
-    ids.push_back(3);
-    sources.push_back(ids);
-  }
-  return sources;
-}
+std::vector<std::vector<int32_t>> Sources(int vocab) { return SyntheticSources(6, vocab, 3, 2, 11, 3); }
 
 // Creates a translator and translates every source `rounds` times, in
 // batches of `batch`. Returns the first round's outputs, or sets `error`

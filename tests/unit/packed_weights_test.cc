@@ -27,7 +27,9 @@
 using namespace edgemt;
 using edgemt::testing::BuildTestModelFile;
 using edgemt::testing::LoadTestModel;
+using edgemt::testing::SyntheticSources;
 using edgemt::testing::TestModelSpec;
+using edgemt::testing::Views;
 
 namespace {
 
@@ -99,16 +101,7 @@ std::unique_ptr<Translator> Create(const std::shared_ptr<const Model>& model, co
   return std::move(translator.value());
 }
 
-std::vector<std::vector<int32_t>> Sources(int vocab) {
-  std::vector<std::vector<int32_t>> sources;
-  for (int s = 0; s < 4; ++s) {
-    std::vector<int32_t> ids;
-    for (int i = 0; i < 4 + 3 * s; ++i) ids.push_back(4 + (s * 13 + i * 7) % (vocab - 4));
-    ids.push_back(3);
-    sources.push_back(ids);
-  }
-  return sources;
-}
+std::vector<std::vector<int32_t>> Sources(int vocab) { return SyntheticSources(4, vocab, 4, 3, 13, 7); }
 
 // Every source's output ids and the logits of its first two decoder steps.
 struct Results {

@@ -16,20 +16,13 @@
 using namespace edgemt;
 using edgemt::testing::LoadTestModel;
 using edgemt::testing::TestModel;
+using edgemt::testing::SyntheticSources;
 using edgemt::testing::TestModelSpec;
+using edgemt::testing::Views;
 
 namespace {
 
-std::vector<std::vector<int32_t>> Sources(int count, int vocab) {
-  std::vector<std::vector<int32_t>> sources;
-  for (int s = 0; s < count; ++s) {
-    std::vector<int32_t> ids;
-    for (int i = 0; i < 4 + s; ++i) ids.push_back(4 + (s * 5 + i * 3) % (vocab - 4));
-    ids.push_back(3);
-    sources.push_back(ids);
-  }
-  return sources;
-}
+std::vector<std::vector<int32_t>> Sources(int count, int vocab) { return SyntheticSources(count, vocab, 4, 1, 5, 3); }
 
 using Outputs = std::vector<std::vector<int32_t>>;
 

@@ -11,28 +11,17 @@
 using namespace edgemt;
 using edgemt::testing::LoadTestModel;
 using edgemt::testing::TestModel;
+using edgemt::testing::SyntheticSources;
 using edgemt::testing::TestModelSpec;
+using edgemt::testing::Views;
 
 namespace {
 
 // Deterministic sources of different lengths, each ending with </s> (3).
 std::vector<std::vector<int32_t>> MakeSources(int count, int vocab, int first_length) {
-  std::vector<std::vector<int32_t>> sources;
-  for (int s = 0; s < count; ++s) {
-    std::vector<int32_t> ids;
-    const int length = first_length + 3 * s;
-    for (int i = 0; i < length; ++i) ids.push_back(4 + (s * 7 + i * 5) % (vocab - 4));
-    ids.push_back(3);
-    sources.push_back(ids);
-  }
-  return sources;
+  return SyntheticSources(count, vocab, first_length, 3, 7, 5);
 }
 
-std::vector<TokenIds> Views(const std::vector<std::vector<int32_t>>& sources) {
-  std::vector<TokenIds> views;
-  for (const auto& s : sources) views.push_back(TokenIds{s.data(), s.size()});
-  return views;
-}
 
 std::unique_ptr<Translator> MakeTranslator(const TestModel& test, TranslatorOptions options = {}) {
   auto translator = Translator::Create(test.model, options);

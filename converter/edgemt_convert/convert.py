@@ -1,7 +1,7 @@
 """The conversion pipeline: checkpoint directory -> .edgemt file, with summary.
 
-  load + validate -> float model_ir: the seed layout (config.json, spm.model,
-  model.pt) or a Hugging Face Marian directory (marian.py)
+  load + validate -> float model_ir: the importer of the directory's format
+  (sources/: the seed layout, a Hugging Face Marian directory)
   float32: write it.
   int8:    quantize the weights per row (quantize/model.py), keeping the Linears
            named by --keep-float in float32; write it with the quantization
@@ -19,15 +19,11 @@ import time
 from dataclasses import dataclass, field
 from typing import List, Optional
 
-from . import __version__
-from . import marian
-from .format import model_ir as ir
-from .build import build_float_model
-from .checkpoint import load_state_dict
-from .config import load_config
 from .errors import ConversionError
+from .format import model_ir as ir
 from .outfile import check_writable, write_atomic
-from .tokenizer import load_tokenizer
+from .progress import Steps
+from .sources import load_float_model
 
 
 @dataclass
@@ -48,47 +44,6 @@ class Result:
     size: int
     summary: str
     notes: List[str] = field(default_factory=list)
-
-
-class Steps:
-    """Progress bars (tqdm, stderr) and step timings."""
-
-    def __init__(self, enabled):
-        self.enabled = enabled
-        self.timings = []
-
-    def bar(self, desc, total, unit="tensor"):
-        from tqdm import tqdm
-        return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, disable=not self.enabled,
-                    leave=False, dynamic_ncols=True)
-
-    def timed(self, name, t0):
-        self.timings.append((name, time.perf_counter() - t0))
-
-
-def load_float_model(checkpoint_dir, source_language=None, target_language=None, dtype="float32"):
-    """(float model_ir.Model, path of the weight file, notes) with every check
-    applied. The layout is the directory's: Marian when config.json says
-    model_type "marian", else the seed layout."""
-    if not os.path.isdir(checkpoint_dir):
-        raise ConversionError("%s: not a checkpoint directory" % checkpoint_dir)
-
-    def metadata(languages):
-        return ir.Metadata(
-            source_language=source_language if source_language is not None else languages[0],
-            target_language=target_language if target_language is not None else languages[1],
-            converter_version="edgemt-convert " + __version__,
-            source_checkpoint=os.path.basename(os.path.normpath(os.path.abspath(checkpoint_dir))),
-            dtype=dtype)
-
-    if marian.is_marian(checkpoint_dir):
-        model, notes = marian.load_float_model(checkpoint_dir, metadata)
-        return model, marian.weights_path(checkpoint_dir), notes
-    cfg = load_config(checkpoint_dir)
-    tok = load_tokenizer(checkpoint_dir, cfg)
-    sd = load_state_dict(checkpoint_dir, cfg)
-    model, notes = build_float_model(cfg, sd, tok, metadata((cfg.source_language, cfg.target_language)))
-    return model, os.path.join(checkpoint_dir, "model.pt"), notes
 
 
 def convert(opts, out=None):

@@ -262,8 +262,8 @@ class GreedyChoice(unittest.TestCase):
 
     def setUp(self):
         from helpers import make_config, random_state_dict
-        from edgemt_convert.build import build_float_model
-        from edgemt_convert.config import parse_config
+        from edgemt_convert.sources.seed.build import build_float_model
+        from edgemt_convert.sources.seed.config import parse_config
         from edgemt_convert.quantize.int8 import quantize_tensor
         from edgemt_convert.reference.model import ReferenceModel
         cfg = make_config()

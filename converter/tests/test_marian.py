@@ -20,7 +20,7 @@ from helpers import REPO, TempDir, run_cli
 
 from edgemt_convert.format import model_ir as ir
 from edgemt_convert.cli import main
-from edgemt_convert.convert import load_float_model
+from edgemt_convert.sources import load_float_model
 from edgemt_convert.format.reader import read
 from edgemt_convert.reference.model import ReferenceModel
 
@@ -242,10 +242,10 @@ class Marian(unittest.TestCase):
 
     def test_the_seed_layout_is_not_taken_for_marian(self):
         from helpers import write_checkpoint
-        from edgemt_convert import marian
+        from edgemt_convert.sources import marian
         folder = self.tmp("seed")
         write_checkpoint(folder)
-        self.assertFalse(marian.is_marian(folder))
+        self.assertFalse(marian.detect(folder))
         model, weights, _ = load_float_model(folder)
         self.assertEqual(os.path.basename(weights), "model.pt")
         self.assertIsNone(model.config.banned_ids)

@@ -1,4 +1,4 @@
-"""model.safetensors without a new dependency (edgemt_convert.safetensors):
+"""model.safetensors without a new dependency (edgemt_convert.sources.safetensors):
 every dtype reads back exactly (BF16 widened to float32), and a damaged file
 is refused with a one-line message naming the tensor, never a traceback."""
 import os
@@ -12,7 +12,7 @@ import numpy as np
 import helpers  # noqa: F401  (puts the converter on sys.path)
 sys.path.insert(0, os.path.join(helpers.REPO, "tests", "tools"))
 import make_marian_checkpoint  # noqa: E402
-from edgemt_convert import safetensors
+from edgemt_convert.sources import safetensors
 from edgemt_convert.errors import ConversionError
 
 

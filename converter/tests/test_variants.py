@@ -10,7 +10,7 @@ import torch
 from helpers import TempDir, convert, make_config, random_state_dict, write_checkpoint
 
 from edgemt_convert.format import model_ir as ir
-from edgemt_convert.convert import load_float_model
+from edgemt_convert.sources import load_float_model
 from edgemt_convert.reference.decode import greedy
 from edgemt_convert.quantize.int8 import Int8Linear
 from edgemt_convert.format.reader import read

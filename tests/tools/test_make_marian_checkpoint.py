@@ -16,7 +16,7 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(REPO, "converter"))
 import make_marian_checkpoint as mm  # noqa: E402
-from edgemt_convert import safetensors  # noqa: E402
+from edgemt_convert.sources import safetensors  # noqa: E402
 
 MULTI30K = os.path.join(os.environ.get("EDGEMT_SHARED", os.path.join(os.path.dirname(REPO), "shared")),
                         "data", "multi30k")

@@ -58,7 +58,7 @@ def parser():
 
 
 def _load(args):
-    from ..convert import load_float_model
+    from ..sources import load_float_model
     from ..format.reader import read
     if args.checkpoint:
         model, _, _ = load_float_model(args.checkpoint)

@@ -11,8 +11,8 @@ import math
 
 import numpy as np
 
-from .format import model_ir as ir
-from .format.positions import matches_sinusoid
+from ...format import model_ir as ir
+from ...format.positions import matches_sinusoid
 
 _NORMS = {"post": ir.NORM_POST, "pre": ir.NORM_PRE}
 _ACTS = {"relu": ir.ACT_RELU, "gelu": ir.ACT_GELU, "silu": ir.ACT_SILU}
@@ -44,7 +44,7 @@ def _norm(sd, prefix):
     return ir.LayerNorm(gamma=sd[prefix + ".weight"], beta=sd[prefix + ".bias"])
 
 
-def build_float_model(cfg, sd, tokenizer_bytes=None, metadata=None):
+def build_float_model(cfg, sd, tokenizer_bytes=None):
     """Returns (model_ir.Model with float32 weights, list of notes for the summary)."""
     d = cfg.d_model
     notes = []
@@ -108,6 +108,5 @@ def build_float_model(cfg, sd, tokenizer_bytes=None, metadata=None):
                            layers=dec_layers,
                            final_norm=_norm(sd, "decoder.final_norm") if pre else None,
                            output_projection=projection),
-        tokenizer=ir.Tokenizer(source_model=tokenizer_bytes) if tokenizer_bytes is not None else None,
-        metadata=metadata or ir.Metadata())
+        tokenizer=ir.Tokenizer(source_model=tokenizer_bytes) if tokenizer_bytes is not None else None)
     return model, notes

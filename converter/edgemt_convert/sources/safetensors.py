@@ -15,7 +15,7 @@ import struct
 
 import numpy as np
 
-from .errors import ConversionError
+from ..errors import ConversionError
 
 # safetensors dtype names -> numpy dtypes (little-endian). BF16 has no numpy
 # type: its 16-bit words are widened to float32 by read().

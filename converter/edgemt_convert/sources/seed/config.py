@@ -10,7 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Optional
 
-from .errors import ConversionError
+from ...errors import ConversionError
 
 # Sizes and token ids: every checkpoint must state them.
 REQUIRED_INT_KEYS = (

@@ -5,9 +5,8 @@ first offending key, so that a user sees what is wrong without a traceback.
 """
 import os
 
-import numpy as np
-
-from .errors import ConversionError
+from ...errors import ConversionError
+from ..reading import load_torch, nonfinite, shape_str, to_float32
 
 
 def expected_shapes(cfg):
@@ -62,10 +61,6 @@ def _fail(msg):
     raise ConversionError("model.pt: " + msg)
 
 
-def _shape_str(shape):
-    return "[" + ", ".join(str(int(s)) for s in shape) + "]"
-
-
 def _first_and_count(keys):
     keys = list(keys)
     more = " (and %d more)" % (len(keys) - 1) if len(keys) > 1 else ""
@@ -73,15 +68,9 @@ def _first_and_count(keys):
 
 
 def _read(path):
-    import torch  # imported here: config errors should not wait for torch
     if not os.path.exists(path):
         _fail("not found in " + os.path.dirname(path))
-    try:
-        # weights_only: a checkpoint is data; never run code from its pickle
-        return torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as e:  # torch raises many types (pickle, zip, runtime)
-        first_line = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        _fail("cannot read (%s)" % first_line[:200])
+    return load_torch(path)
 
 
 def validate_state_dict(sd, cfg):
@@ -109,12 +98,12 @@ def validate_state_dict(sd, cfg):
     for key, shape in want.items():
         t = sd[key]
         if tuple(t.shape) != shape:
-            _fail("%s has shape %s, expected %s from config.json" % (key, _shape_str(t.shape), _shape_str(shape)))
+            _fail("%s has shape %s, expected %s from config.json" % (key, shape_str(t.shape), shape_str(shape)))
         if not t.is_floating_point():
             _fail("%s has dtype %s, expected a floating-point tensor" % (key, str(t.dtype).replace("torch.", "")))
-        a = t.detach().to(torch.float32).contiguous().numpy()
-        if not np.all(np.isfinite(a)):
-            what = "NaN" if np.isnan(a).any() else "infinite values"
+        a = to_float32(t)
+        what = nonfinite(a)
+        if what:
             _fail("%s contains %s" % (key, what))
         out[key] = a
     return out

@@ -3,8 +3,8 @@ config.json. One joint model for both languages, stored once
 (Tokenizer.source_model); its ids are the model's."""
 import os
 
-from .errors import ConversionError
-from .format.tokenizer import load_processor
+from ...errors import ConversionError
+from ..reading import read_sentencepiece
 
 
 def load_tokenizer(checkpoint_dir, cfg):
@@ -12,18 +12,8 @@ def load_tokenizer(checkpoint_dir, cfg):
     if cfg.tokenizer is None:
         return None
     name = cfg.tokenizer
-    path = os.path.join(checkpoint_dir, name)
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise ConversionError("%s: not found in %s (config.json names it as tokenizer)" % (name, checkpoint_dir))
-    except OSError as e:
-        raise ConversionError("%s: cannot read (%s)" % (name, e.strerror or e))
-    try:
-        sp = load_processor(data)
-    except Exception as e:  # sentencepiece raises RuntimeError/OSError variants
-        raise ConversionError("%s: not a SentencePiece model (%s)" % (name, str(e).splitlines()[0][:120] if str(e) else type(e).__name__))
+    data, sp = read_sentencepiece(os.path.join(checkpoint_dir, name), name,
+                                  "%s: not found in %s (config.json names it as tokenizer)" % (name, checkpoint_dir))
     check_against_config(sp, cfg, name)
     return data
 

@@ -1,0 +1,27 @@
+"""What an importer is: the one contract between sources/ and the rest.
+
+An importer reads one format people bring and is a module (or package) in
+sources/ with
+
+    NAME                        a short name: "seed", "marian"
+    detect(checkpoint_dir)      True when the directory is in its format;
+                                cheap (a file's presence, a config key) and never raising
+    load(checkpoint_dir)        -> Imported, every check applied, or a ConversionError
+                                (errors.py) that names every problem the user can fix
+
+listed in sources.IMPORTERS. What it produces is the float32 model_ir.Model
+(format/model_ir.py) that every later step takes as it is: quantize/,
+format/writer.py, the summary and the reference decoder.
+"""
+from dataclasses import dataclass, field
+from typing import List, Tuple
+
+from ..format import model_ir as ir
+
+
+@dataclass
+class Imported:
+    model: ir.Model                  # float32 weights; its metadata is set by sources.load_float_model
+    weights: str                     # path of the weight file read (the summary compares sizes with it)
+    notes: List[str] = field(default_factory=list)   # choices the summary reports ("stored as Learned tables")
+    languages: Tuple[str, str] = ("", "")            # source and target language codes the directory states

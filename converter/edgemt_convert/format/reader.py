@@ -3,12 +3,14 @@
 Used to check written files and to run a file in the reference model (the
 int8 simulation uses the int8 weights and row scales of the file itself).
 """
+import dataclasses
+
 import numpy as np
 
+from ..errors import ConversionError, read_bytes
 from . import model_ir as ir
-from ..errors import ConversionError
 from .int4_encoding import from_bfloat16, unpack_nibbles, valid_block_size
-from .schema import fb
+from .schema import accessor, fb
 
 
 def _tensor(t, what):
@@ -59,13 +61,35 @@ def _norm(n, what):
     return ir.LayerNorm(gamma=_array(n.Gamma(), what + ".gamma"), beta=_array(n.Beta(), what + ".beta"))
 
 
-def _attention(a, what):
-    return ir.Attention(*(_linear(getattr(a, n)(), "%s.%s" % (what, n.lower()))
-                          for n in ("Query", "Key", "Value", "Output")))
+def _linears(cls, t, what):
+    """An Attention or a FeedForward: a table of Linears, one per field."""
+    return cls(**{fld.name: _linear(getattr(t, accessor(fld.name))(), "%s.%s" % (what, fld.name))
+                  for fld in dataclasses.fields(cls)})
 
 
-def _ffn(f, what):
-    return ir.FeedForward(up=_linear(f.Up(), what + ".up"), down=_linear(f.Down(), what + ".down"))
+def _part(field, t, what):
+    """A layer's part, by its field name: a norm, an attention or a feed-forward block."""
+    if field.endswith("_norm"):
+        return _norm(t, what)
+    return _linears(ir.Attention if field.endswith("attention") else ir.FeedForward, t, what)
+
+
+def _layer(cls, t, what):
+    return cls(**{fld.name: _part(fld.name, getattr(t, accessor(fld.name))(), "%s.%s" % (what, fld.name))
+                  for fld in dataclasses.fields(cls)})
+
+
+def _stack(t, side):
+    """The ir.Encoder or ir.Decoder of a side's table."""
+    cls, layer = (ir.Encoder, ir.EncoderLayer) if side == "encoder" else (ir.Decoder, ir.DecoderLayer)
+    parts = dict(
+        token_embedding=_tensor(t.TokenEmbedding(), side + ".token_embedding"),
+        positions=_array(t.Positions(), side + ".positions"),
+        layers=[_layer(layer, t.Layers(i), "%s.layers.%d" % (side, i)) for i in range(t.LayersLength())],
+        final_norm=_norm(t.FinalNorm(), side + ".final_norm"))
+    if side == "decoder":
+        parts["output_projection"] = _linear(t.OutputProjection(), "decoder.output_projection")
+    return cls(**parts)
 
 
 def _string(s):
@@ -92,17 +116,8 @@ def check_format(major, minor):
                               % (major, minor, ir.FORMAT_MAJOR))
 
 
-def parse(buf):
-    """model_ir.Model from the bytes of a .edgemt file."""
-    f = fb()
-    buf = bytearray(buf) if not isinstance(buf, (bytes, bytearray)) else buf
-    if len(buf) < 8 or not f.Model.Model.ModelBufferHasIdentifier(buf, 0):
-        raise ConversionError("not an EdgeMT model (no EDMT file identifier)")
-    m = f.Model.Model.GetRootAs(buf, 0)
-    # format_major and format_minor are the first two fields in every version
-    check_format(m.FormatMajor(), m.FormatMinor())
-    c = m.Config()
-    config = ir.Config(
+def _config(c):
+    return ir.Config(
         d_model=c.DModel(), num_heads=c.NumHeads(), d_ff=c.DFf(), encoder_layers=c.EncoderLayers(),
         decoder_layers=c.DecoderLayers(), source_vocab_size=c.SourceVocabSize(),
         target_vocab_size=c.TargetVocabSize(), max_positions=c.MaxPositions(), norm=c.Norm(),
@@ -113,55 +128,41 @@ def parse(buf):
         decoder_start_id=c.DecoderStartId(),
         banned_ids=None if c.BannedIdsIsNone() else [int(i) for i in c.BannedIdsAsNumpy()],
         default_beam_size=c.DefaultBeamSize(), default_max_length=c.DefaultMaxLength())
-    e, d = m.Encoder(), m.Decoder()
-    encoder = ir.Encoder(
-        token_embedding=_tensor(e.TokenEmbedding(), "encoder.token_embedding"),
-        positions=_array(e.Positions(), "encoder.positions"),
-        layers=[ir.EncoderLayer(
-            self_attention=_attention(l.SelfAttention(), "encoder.layers.%d.self_attention" % i),
-            self_attention_norm=_norm(l.SelfAttentionNorm(), "encoder.layers.%d.self_attention_norm" % i),
-            feed_forward=_ffn(l.FeedForward(), "encoder.layers.%d.feed_forward" % i),
-            feed_forward_norm=_norm(l.FeedForwardNorm(), "encoder.layers.%d.feed_forward_norm" % i))
-            for i, l in ((i, e.Layers(i)) for i in range(e.LayersLength()))],
-        final_norm=_norm(e.FinalNorm(), "encoder.final_norm"))
-    decoder = ir.Decoder(
-        token_embedding=_tensor(d.TokenEmbedding(), "decoder.token_embedding"),
-        positions=_array(d.Positions(), "decoder.positions"),
-        layers=[ir.DecoderLayer(
-            self_attention=_attention(l.SelfAttention(), "decoder.layers.%d.self_attention" % i),
-            self_attention_norm=_norm(l.SelfAttentionNorm(), "decoder.layers.%d.self_attention_norm" % i),
-            cross_attention=_attention(l.CrossAttention(), "decoder.layers.%d.cross_attention" % i),
-            cross_attention_norm=_norm(l.CrossAttentionNorm(), "decoder.layers.%d.cross_attention_norm" % i),
-            feed_forward=_ffn(l.FeedForward(), "decoder.layers.%d.feed_forward" % i),
-            feed_forward_norm=_norm(l.FeedForwardNorm(), "decoder.layers.%d.feed_forward_norm" % i))
-            for i, l in ((i, d.Layers(i)) for i in range(d.LayersLength()))],
-        final_norm=_norm(d.FinalNorm(), "decoder.final_norm"),
-        output_projection=_linear(d.OutputProjection(), "decoder.output_projection"))
-    tok = m.Tokenizer()
-    tokenizer = None
-    if tok is not None:
-        tokenizer = ir.Tokenizer(
-            source_model=tok.SourceModelAsNumpy().tobytes(),
-            target_model=None if tok.TargetModelIsNone() else tok.TargetModelAsNumpy().tobytes(),
-            source_vocabulary=_strings(tok, "SourceVocabulary"),
-            target_vocabulary=_strings(tok, "TargetVocabulary"))
-    md = m.Metadata()
-    metadata = ir.Metadata()
-    if md is not None:
-        metadata = ir.Metadata(
-            source_language=_string(md.SourceLanguage()), target_language=_string(md.TargetLanguage()),
-            converter_version=_string(md.ConverterVersion()), source_checkpoint=_string(md.SourceCheckpoint()),
-            dtype=_string(md.Dtype()), quantization_summary=_string(md.QuantizationSummary()))
-    return ir.Model(config=config, encoder=encoder, decoder=decoder, tokenizer=tokenizer,
-                    metadata=metadata, format_major=m.FormatMajor(), format_minor=m.FormatMinor())
+
+
+def _tokenizer(tok):
+    if tok is None:
+        return None
+    return ir.Tokenizer(
+        source_model=tok.SourceModelAsNumpy().tobytes(),
+        target_model=None if tok.TargetModelIsNone() else tok.TargetModelAsNumpy().tobytes(),
+        source_vocabulary=_strings(tok, "SourceVocabulary"),
+        target_vocabulary=_strings(tok, "TargetVocabulary"))
+
+
+def _metadata(md):
+    if md is None:
+        return ir.Metadata()
+    return ir.Metadata(**{fld.name: _string(getattr(md, accessor(fld.name))()) for fld in dataclasses.fields(ir.Metadata)})
+
+
+def parse(buf):
+    """model_ir.Model from the bytes of a .edgemt file."""
+    f = fb()
+    buf = bytearray(buf) if not isinstance(buf, (bytes, bytearray)) else buf
+    if len(buf) < 8 or not f.Model.Model.ModelBufferHasIdentifier(buf, 0):
+        raise ConversionError("not an EdgeMT model (no EDMT file identifier)")
+    m = f.Model.Model.GetRootAs(buf, 0)
+    # format_major and format_minor are the first two fields in every version
+    check_format(m.FormatMajor(), m.FormatMinor())
+    config = _config(m.Config())
+    encoder, decoder = _stack(m.Encoder(), "encoder"), _stack(m.Decoder(), "decoder")
+    return ir.Model(config=config, encoder=encoder, decoder=decoder, tokenizer=_tokenizer(m.Tokenizer()),
+                    metadata=_metadata(m.Metadata()), format_major=m.FormatMajor(), format_minor=m.FormatMinor())
 
 
 def read(path):
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except OSError as e:
-        raise ConversionError("%s: cannot read (%s)" % (path, e.strerror or e))
+    data = read_bytes(path)
     try:
         return parse(data)
     except ConversionError as e:
@@ -193,34 +194,17 @@ def tensor_data_offsets(buf):
             visit(name + ".gamma", n.Gamma())
             visit(name + ".beta", n.Beta())
 
-    def attention(name, a):
-        for part in ("Query", "Key", "Value", "Output"):
-            linear(name + "." + part.lower(), getattr(a, part)())
-
-    def ffn(name, x):
-        linear(name + ".up", x.Up())
-        linear(name + ".down", x.Down())
-
-    e, d = m.Encoder(), m.Decoder()
-    visit("encoder.token_embedding", e.TokenEmbedding())
-    visit("encoder.positions", e.Positions())
-    for i in range(e.LayersLength()):
-        l, p = e.Layers(i), "encoder.layers.%d." % i
-        attention(p + "self_attention", l.SelfAttention())
-        norm(p + "self_attention_norm", l.SelfAttentionNorm())
-        ffn(p + "feed_forward", l.FeedForward())
-        norm(p + "feed_forward_norm", l.FeedForwardNorm())
-    norm("encoder.final_norm", e.FinalNorm())
-    visit("decoder.token_embedding", d.TokenEmbedding())
-    visit("decoder.positions", d.Positions())
-    for i in range(d.LayersLength()):
-        l, p = d.Layers(i), "decoder.layers.%d." % i
-        attention(p + "self_attention", l.SelfAttention())
-        norm(p + "self_attention_norm", l.SelfAttentionNorm())
-        attention(p + "cross_attention", l.CrossAttention())
-        norm(p + "cross_attention_norm", l.CrossAttentionNorm())
-        ffn(p + "feed_forward", l.FeedForward())
-        norm(p + "feed_forward_norm", l.FeedForwardNorm())
-    norm("decoder.final_norm", d.FinalNorm())
-    linear("decoder.output_projection", d.OutputProjection())
+    for side, t, layer in (("encoder", m.Encoder(), ir.EncoderLayer), ("decoder", m.Decoder(), ir.DecoderLayer)):
+        visit(side + ".token_embedding", t.TokenEmbedding())
+        visit(side + ".positions", t.Positions())
+        for i in range(t.LayersLength()):
+            for part in dataclasses.fields(layer):
+                name, table = "%s.layers.%d.%s" % (side, i, part.name), getattr(t.Layers(i), accessor(part.name))()
+                if part.name.endswith("_norm"):
+                    norm(name, table)
+                    continue
+                for sub in dataclasses.fields(ir.Attention if part.name.endswith("attention") else ir.FeedForward):
+                    linear(name + "." + sub.name, getattr(table, accessor(sub.name))())
+        norm(side + ".final_norm", t.FinalNorm())
+    linear("decoder.output_projection", m.Decoder().OutputProjection())
     return found

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import tempfile
 
-from ..errors import ConversionError
+from ..errors import ConversionError, read_bytes
 
 CONVERTER_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SCHEMA_PATH = os.path.join(os.path.dirname(CONVERTER_DIR), "schema", "edgemt.fbs")
@@ -35,11 +35,7 @@ def _flatc():
 
 
 def _stamp_value(flatc):
-    try:
-        with open(SCHEMA_PATH, "rb") as f:
-            schema = f.read()
-    except OSError as e:
-        raise ConversionError("%s: cannot read the schema (%s)" % (SCHEMA_PATH, e.strerror or e))
+    schema = read_bytes(SCHEMA_PATH, what="cannot read the schema")
     version = subprocess.run([flatc, "--version"], capture_output=True, text=True).stdout.strip()
     return hashlib.sha256(schema + b"\0" + version.encode()).hexdigest()
 
@@ -103,3 +99,9 @@ def fb():
             sys.path.insert(0, root)
         _modules = _Modules()
     return _modules
+
+
+def accessor(field_name):
+    """The generated code's name for a schema field (and the model_ir
+    dataclass field of that name): self_attention_norm -> SelfAttentionNorm."""
+    return "".join(part.capitalize() for part in field_name.split("_"))

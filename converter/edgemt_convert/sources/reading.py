@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from ..errors import ConversionError
+from ..errors import ConversionError, read_bytes
 from ..format.tokenizer import load_processor
 
 
@@ -43,13 +43,7 @@ def nonfinite(a):
 def read_sentencepiece(path, name, not_found):
     """(bytes, processor) of a SentencePiece model file; `name` is how
     messages call it, `not_found` the message when it is missing."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except FileNotFoundError:
-        raise ConversionError(not_found)
-    except OSError as e:
-        raise ConversionError("%s: cannot read (%s)" % (name, e.strerror or e))
+    data = read_bytes(path, name, not_found=not_found)
     try:
         processor = load_processor(data)
     except Exception as e:  # sentencepiece raises RuntimeError/OSError variants

@@ -30,24 +30,19 @@ def expected_shapes(cfg):
         shapes[prefix + ".weight"] = (d,)
         shapes[prefix + ".bias"] = (d,)
 
-    shapes["encoder.token_embedding.weight"] = (cfg.src_vocab_size, d)
-    shapes["encoder.positional_encoding"] = (1, L, d)
-    for i in range(cfg.n_encoder_layers):
-        p = "encoder.layers.%d." % i
-        attention(p + "self_attn")
-        feed_forward(p + "feed_forward")
-        norm(p + "norm1")
-        norm(p + "norm2")
-    shapes["decoder.token_embedding.weight"] = (cfg.tgt_vocab_size, d)
-    shapes["decoder.positional_encoding"] = (1, L, d)
-    for i in range(cfg.n_decoder_layers):
-        p = "decoder.layers.%d." % i
-        attention(p + "self_attn")
-        attention(p + "cross_attn")
-        feed_forward(p + "feed_forward")
-        norm(p + "norm1")
-        norm(p + "norm2")
-        norm(p + "norm3")
+    # Per side: its vocabulary, its attention blocks (a decoder layer adds cross_attn) and norms 1..3.
+    for side, vocab, layers, blocks in (("encoder", cfg.src_vocab_size, cfg.n_encoder_layers, ("self_attn",)),
+                                        ("decoder", cfg.tgt_vocab_size, cfg.n_decoder_layers,
+                                         ("self_attn", "cross_attn"))):
+        shapes[side + ".token_embedding.weight"] = (vocab, d)
+        shapes[side + ".positional_encoding"] = (1, L, d)
+        for i in range(layers):
+            p = "%s.layers.%d." % (side, i)
+            for block in blocks:
+                attention(p + block)
+            feed_forward(p + "feed_forward")
+            for n in range(len(blocks) + 1):
+                norm(p + "norm%d" % (n + 1))
     if cfg.norm == "pre":
         norm("encoder.final_norm")
         norm("decoder.final_norm")

@@ -1,6 +1,7 @@
 """Test helpers: small random seed-layout checkpoints (the logic of
 ../shared/bench/make_random_checkpoint.py, copied so that the tests do not
-need ../shared), a tiny SentencePiece model, and in-process CLI runs."""
+need ../shared), Marian ones (make_marian_checkpoint, from tests/tools/), a
+tiny SentencePiece model, and in-process CLI runs."""
 import contextlib
 import io
 import json
@@ -15,17 +16,17 @@ import torch
 CONVERTER = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(CONVERTER)
 SHARED = os.environ.get("EDGEMT_SHARED", os.path.join(os.path.dirname(REPO), "shared"))
-if CONVERTER not in sys.path:
-    sys.path.insert(0, CONVERTER)
+for _path in (CONVERTER, os.path.join(REPO, "tests", "tools")):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
+
+import make_marian_checkpoint  # noqa: E402,F401  (tests/tools/, for the tests)
 
 torch.set_num_threads(1)
 
 # Small enough to convert in about a second, large enough to have every part.
 TINY = dict(d_model=64, n_heads=4, d_ff=128, n_encoder_layers=2, n_decoder_layers=2,
             src_vocab_size=120, tgt_vocab_size=130, max_seq_len=48)
-
-VARIANT_KEYS = ("norm", "activation", "position_layout", "tie_output")
-
 
 def sinusoid(max_len, d_model, layout="interleaved"):
     pe = np.zeros((max_len, d_model), dtype=np.float32)
@@ -42,60 +43,32 @@ def sinusoid(max_len, d_model, layout="interleaved"):
 
 def random_state_dict(cfg, seed=0):
     """{key: float32 ndarray} in the seed layout, as make_random_checkpoint.py
-    (plus non-zero attention biases, so that a misplaced bias shows)."""
-    d, ff = cfg["d_model"], cfg["d_ff"]
+    (plus non-zero attention biases, so that a misplaced bias shows). Keys and
+    shapes are the converter's (checkpoint.expected_shapes, in file order);
+    test_reference_model loads them into PyTorch's own modules, strictly."""
+    from edgemt_convert.sources.seed.checkpoint import expected_shapes
+    from edgemt_convert.sources.seed.config import parse_config
+    d = cfg["d_model"]
     rng = np.random.default_rng(seed)
-    sd = {}
-
-    def xavier(rows, cols):
-        a = math.sqrt(6.0 / (rows + cols))
-        return rng.uniform(-a, a, size=(rows, cols)).astype(np.float32)
-
-    def bias(n, fan_in):
-        a = 1.0 / math.sqrt(fan_in)
-        return rng.uniform(-a, a, size=(n,)).astype(np.float32)
-
-    def attn(prefix):
-        sd[prefix + ".in_proj_weight"] = xavier(3 * d, d)
-        sd[prefix + ".in_proj_bias"] = bias(3 * d, d)
-        sd[prefix + ".out_proj.weight"] = xavier(d, d)
-        sd[prefix + ".out_proj.bias"] = bias(d, d)
-
-    def ffn(prefix):
-        sd[prefix + ".0.weight"] = xavier(ff, d)
-        sd[prefix + ".0.bias"] = bias(ff, d)
-        sd[prefix + ".3.weight"] = xavier(d, ff)
-        sd[prefix + ".3.bias"] = bias(d, ff)
-
-    def norm(prefix):
-        sd[prefix + ".weight"] = (1.0 + 0.1 * rng.standard_normal(d)).astype(np.float32)
-        sd[prefix + ".bias"] = (0.1 * rng.standard_normal(d)).astype(np.float32)
-
     pe = sinusoid(cfg["max_seq_len"], d, cfg.get("position_layout", "interleaved"))
-    sd["encoder.token_embedding.weight"] = rng.normal(0, 1, (cfg["src_vocab_size"], d)).astype(np.float32) * d ** -0.5
-    sd["encoder.positional_encoding"] = pe
-    for i in range(cfg["n_encoder_layers"]):
-        p = "encoder.layers.%d." % i
-        attn(p + "self_attn")
-        ffn(p + "feed_forward")
-        norm(p + "norm1")
-        norm(p + "norm2")
-    sd["decoder.token_embedding.weight"] = rng.normal(0, 1, (cfg["tgt_vocab_size"], d)).astype(np.float32) * d ** -0.5
-    sd["decoder.positional_encoding"] = pe.copy()
-    for i in range(cfg["n_decoder_layers"]):
-        p = "decoder.layers.%d." % i
-        attn(p + "self_attn")
-        attn(p + "cross_attn")
-        ffn(p + "feed_forward")
-        norm(p + "norm1")
-        norm(p + "norm2")
-        norm(p + "norm3")
-    if cfg.get("norm", "post") == "pre":
-        norm("encoder.final_norm")
-        norm("decoder.final_norm")
-    if not cfg.get("tie_output", False):
-        sd["decoder.output_projection.weight"] = xavier(cfg["tgt_vocab_size"], d)
-    sd["decoder.output_projection.bias"] = bias(cfg["tgt_vocab_size"], d)
+    shapes = expected_shapes(parse_config(cfg))
+    sd = {}
+    for key, shape in shapes.items():
+        part = key.split(".")[-2]
+        if key.endswith("positional_encoding"):
+            sd[key] = pe.copy()
+        elif key.endswith("token_embedding.weight"):
+            sd[key] = rng.normal(0, 1, shape).astype(np.float32) * d ** -0.5
+        elif part in ("norm1", "norm2", "norm3", "final_norm") and key.endswith(".weight"):
+            sd[key] = (1.0 + 0.1 * rng.standard_normal(d)).astype(np.float32)
+        elif part in ("norm1", "norm2", "norm3", "final_norm"):
+            sd[key] = (0.1 * rng.standard_normal(d)).astype(np.float32)
+        elif len(shape) == 2:                 # xavier uniform
+            a = math.sqrt(6.0 / (shape[0] + shape[1]))
+            sd[key] = rng.uniform(-a, a, size=shape).astype(np.float32)
+        else:                                 # a bias: uniform in +-1/sqrt(fan_in) of its weight (d when tied)
+            a = 1.0 / math.sqrt(shapes.get(key[:-len("bias")] + "weight", (0, d))[1])
+            sd[key] = rng.uniform(-a, a, size=shape).astype(np.float32)
     return sd
 
 
@@ -171,6 +144,19 @@ def convert(checkpoint, out, *extra):
     if code != 0:
         raise AssertionError("edgemt-convert failed (%s): %s" % (code, stderr))
     return stdout
+
+
+def convert_error(test, checkpoint, out, *extra):
+    """edgemt-convert in-process on what it must refuse: its stderr, after
+    checking exit code 1 and that nothing was left in out's folder."""
+    from edgemt_convert.cli import main
+    folder = os.path.dirname(out)
+    listing = (lambda: sorted(os.listdir(folder)) if os.path.isdir(folder) else None)  # noqa: E731
+    before = listing()
+    code, _, err = run_cli(main, [checkpoint, "--out", out, "--quiet", *extra])
+    test.assertEqual(code, 1, err)
+    test.assertEqual(listing(), before, "files left behind")
+    return err
 
 
 class TempDir:

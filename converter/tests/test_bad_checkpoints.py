@@ -7,9 +7,7 @@ import unittest
 import numpy as np
 import torch
 
-from helpers import CONVERTER, TempDir, random_state_dict, run_cli, train_spm, write_checkpoint
-
-from edgemt_convert.cli import main
+from helpers import CONVERTER, TempDir, convert_error, random_state_dict, train_spm, write_checkpoint
 
 
 class BadCheckpoints(unittest.TestCase):
@@ -23,11 +21,9 @@ class BadCheckpoints(unittest.TestCase):
     def rewrite(self, sd=None, cfg=None):
         write_checkpoint(self.ckpt, cfg=cfg or self.cfg, sd=sd if sd is not None else self.sd)
 
-    def assertFails(self, message, dtype="int8", argv=None):
-        code, out, err = run_cli(main, argv or [self.ckpt, "--out", self.out, "--dtype", dtype, "--quiet"])
-        self.assertEqual(code, 1, err)
+    def assertFails(self, message, *extra, checkpoint=None):
+        err = convert_error(self, checkpoint or self.ckpt, self.out, *extra)
         self.assertEqual(err, "edgemt-convert: error: %s\n" % message)
-        self.assertEqual(os.listdir(self.tmp("out")), [], "files left behind")
 
     def test_missing_key(self):
         del self.sd["decoder.layers.1.norm2.weight"]
@@ -60,7 +56,7 @@ class BadCheckpoints(unittest.TestCase):
     def test_nan_weight(self):
         self.sd["decoder.layers.0.cross_attn.in_proj_weight"][5, 7] = np.nan
         self.rewrite()
-        self.assertFails("model.pt: decoder.layers.0.cross_attn.in_proj_weight contains NaN", dtype="float32")
+        self.assertFails("model.pt: decoder.layers.0.cross_attn.in_proj_weight contains NaN", "--dtype", "float32")
 
     def test_infinite_weight(self):
         self.sd["encoder.token_embedding.weight"][3, 1] = np.inf
@@ -96,10 +92,8 @@ class BadCheckpoints(unittest.TestCase):
     def test_config_not_json(self):
         with open(os.path.join(self.ckpt, "config.json"), "w") as f:
             f.write("{ d_model: 64 }")
-        code, _, err = run_cli(main, [self.ckpt, "--out", self.out, "--quiet"])
-        self.assertEqual(code, 1)
+        err = convert_error(self, self.ckpt, self.out)
         self.assertTrue(err.startswith("edgemt-convert: error: config.json: not valid JSON ("), err)
-        self.assertEqual(os.listdir(self.tmp("out")), [])
 
     def test_missing_config(self):
         os.remove(os.path.join(self.ckpt, "config.json"))
@@ -112,11 +106,9 @@ class BadCheckpoints(unittest.TestCase):
     def test_unreadable_model(self):
         with open(os.path.join(self.ckpt, "model.pt"), "wb") as f:
             f.write(b"this is not a torch file")
-        code, _, err = run_cli(main, [self.ckpt, "--out", self.out, "--quiet"])
-        self.assertEqual(code, 1)
+        err = convert_error(self, self.ckpt, self.out)
         self.assertTrue(err.startswith("edgemt-convert: error: model.pt: cannot read ("), err)
         self.assertEqual(err.count("\n"), 1)
-        self.assertEqual(os.listdir(self.tmp("out")), [])
 
     def test_not_a_state_dict(self):
         torch.save({"model": {k: torch.from_numpy(v) for k, v in self.sd.items()}},
@@ -125,12 +117,10 @@ class BadCheckpoints(unittest.TestCase):
 
     def test_not_a_directory(self):
         path = os.path.join(self.ckpt, "model.pt")
-        self.assertFails("%s: not a checkpoint directory" % path,
-                         argv=[path, "--out", self.out, "--quiet"])
+        self.assertFails("%s: not a checkpoint directory" % path, checkpoint=path)
 
     def test_output_folder_missing(self):
-        code, _, err = run_cli(main, [self.ckpt, "--out", self.tmp("nowhere", "m.edgemt"), "--quiet"])
-        self.assertEqual(code, 1)
+        err = convert_error(self, self.ckpt, self.tmp("nowhere", "m.edgemt"))
         self.assertEqual(err, "edgemt-convert: error: %s: folder %s does not exist\n"
                          % (self.tmp("nowhere", "m.edgemt"), self.tmp("nowhere")))
 

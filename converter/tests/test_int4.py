@@ -8,7 +8,7 @@ import unittest
 import numpy as np
 import torch
 
-from helpers import TempDir, convert, write_checkpoint
+from helpers import TempDir, convert, convert_error, write_checkpoint
 
 from edgemt_convert.quantize import int4_plan
 from edgemt_convert.format import model_ir as ir
@@ -193,13 +193,9 @@ class ConvertInt4(unittest.TestCase):
         convert(tmp("ckpt"), tmp("m.edgemt"), "--dtype", "int4", "--block-size", "32")
         m = read(tmp("m.edgemt"))
         self.assertEqual({lin.weight.block_size for _, lin in m.named_linears() if lin.weight.is_int4}, {32})
-        from helpers import run_cli
-        from edgemt_convert.cli import main
         for argv in (["--dtype", "int4", "--block-size", "48"], ["--block-size", "64"]):
-            code, _, err = run_cli(main, [tmp("ckpt"), "--out", tmp("bad.edgemt"), "--quiet", *argv])
-            self.assertEqual(code, 1)
-            self.assertIn("--block-size applies to int4 files and must be a positive multiple of 32", err)
-            self.assertFalse(os.path.exists(tmp("bad.edgemt")))
+            self.assertIn("--block-size applies to int4 files and must be a positive multiple of 32",
+                          convert_error(self, tmp("ckpt"), tmp("bad.edgemt"), *argv))
 
 
 if __name__ == "__main__":

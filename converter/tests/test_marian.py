@@ -9,23 +9,18 @@ tests/tools/make_marian_checkpoint.py (generated words: no ../shared needed)."""
 import json
 import math
 import os
-import sys
 import unittest
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from helpers import REPO, TempDir, run_cli
+from helpers import TempDir, convert, convert_error, make_marian_checkpoint
 
 from edgemt_convert.format import model_ir as ir
-from edgemt_convert.cli import main
 from edgemt_convert.sources import load_float_model
 from edgemt_convert.format.reader import read
 from edgemt_convert.reference.model import ReferenceModel
-
-sys.path.insert(0, os.path.join(REPO, "tests", "tools"))
-import make_marian_checkpoint  # noqa: E402
 
 
 def marian_logits(sd, config, src, tgt):
@@ -136,8 +131,7 @@ class Marian(unittest.TestCase):
             for dtype in ("float32", "int8", "int4"):
                 with self.subTest(options=options, dtype=dtype):
                     out = folder + "." + dtype + ".edgemt"
-                    code, _, err = run_cli(main, [folder, "--out", out, "--dtype", dtype, "--quiet"])
-                    self.assertEqual(code, 0, err)
+                    convert(folder, out, "--dtype", dtype)
                     m = read(out)
                     self.assertEqual((m.format_major, m.format_minor), (2, 2))
                     tok, c = m.tokenizer, m.config
@@ -201,11 +195,7 @@ class Marian(unittest.TestCase):
         sd["model.decoder.layers.1.fc1.weight"] = np.zeros((config["decoder_ffn_dim"] + 1, d), np.float32)
         sd["model.encoder.layers.0.self_attn.q_proj.bias"] = np.full(d, np.nan, np.float32)
         make_marian_checkpoint.write_safetensors(os.path.join(folder, "model.safetensors"), sd)
-        out_dir = self.tmp("out")
-        os.makedirs(out_dir)
-        code, _, err = run_cli(main, [folder, "--out", os.path.join(out_dir, "m.edgemt"), "--quiet"])
-        self.assertEqual(code, 1, err)
-        self.assertEqual(os.listdir(out_dir), [], "files left behind")
+        err = convert_error(self, folder, self.tmp("m.edgemt"))
         lines = err.rstrip("\n").split("\n")
         self.assertTrue(lines[0].startswith("edgemt-convert: error: %s: this Marian checkpoint cannot be converted"
                                             % folder), lines[0])
@@ -233,10 +223,7 @@ class Marian(unittest.TestCase):
             f.write(b"not a model")
         config["eos_token_id"] = 5
         self.write_json(folder, "config.json", config)
-        out = self.tmp("m.edgemt")
-        code, _, err = run_cli(main, [folder, "--out", out, "--quiet"])
-        self.assertEqual(code, 1, err)
-        self.assertFalse(os.path.exists(out))
+        err = convert_error(self, folder, self.tmp("m.edgemt"))
         for expected in ("vocab.json: the ids are not 0..", "target.spm: not a SentencePiece model"):
             self.assertIn(expected, err)
 

@@ -3,15 +3,12 @@ every dtype reads back exactly (BF16 widened to float32), and a damaged file
 is refused with a one-line message naming the tensor, never a traceback."""
 import os
 import struct
-import sys
 import tempfile
 import unittest
 
 import numpy as np
 
-import helpers  # noqa: F401  (puts the converter on sys.path)
-sys.path.insert(0, os.path.join(helpers.REPO, "tests", "tools"))
-import make_marian_checkpoint  # noqa: E402
+from helpers import make_marian_checkpoint
 from edgemt_convert.sources import safetensors
 from edgemt_convert.errors import ConversionError
 

@@ -1,7 +1,6 @@
 """Every variant of the seed layout converts to float32 and int8, reads back
 with the schema's meaning, and a float32 file computes exactly what its
 checkpoint computes."""
-import os
 import unittest
 
 import numpy as np
@@ -109,8 +108,7 @@ class Variants(unittest.TestCase):
     def test_keep_float(self):
         """--keep-float NAMES: those Linears keep their float32 weight in an int8
         file and run in float; the summary names them; bad names fail."""
-        from helpers import run_cli
-        from edgemt_convert.cli import main
+        from helpers import convert_error
         from edgemt_convert.quantize.linear import FloatLinear
         tmp = TempDir(self)
         write_checkpoint(tmp("ckpt"))
@@ -131,20 +129,16 @@ class Variants(unittest.TestCase):
         self.assertIsInstance(ref.ops["encoder.layers.0.self_attention.query"], Int8Linear)
         self.assertIn("decoder.output_projection", m.metadata.quantization_summary)
 
-        def fails(message, *argv):
-            code, _, err = run_cli(main, [tmp("ckpt"), "--out", tmp("bad.edgemt"), "--quiet", *argv])
-            self.assertEqual(code, 1)
-            self.assertEqual(err, "edgemt-convert: error: %s\n" % message)
-            self.assertFalse(os.path.exists(tmp("bad.edgemt")))
+        def fails(message, *argv, checkpoint=tmp("ckpt")):
+            self.assertEqual(convert_error(self, checkpoint, tmp("bad.edgemt"), *argv),
+                             "edgemt-convert: error: %s\n" % message)
 
         fails("--keep-float: no Linear named 'encoder.nope' (names look like encoder.layers.0.feed_forward.up)",
               "--keep-float", "encoder.nope")
         fails("--keep-float applies to int8 and int4 files only", "--keep-float", names, "--dtype", "float32")
         write_checkpoint(tmp("tied"), tie_output=True)
-        code, _, err = run_cli(main, [tmp("tied"), "--out", tmp("bad.edgemt"), "--quiet",
-                                      "--keep-float", "decoder.output_projection"])
-        self.assertEqual((code, err), (1, "edgemt-convert: error: --keep-float: the tied output projection is "
-                                          "the decoder embedding; it is int8 in an int8 file\n"))
+        fails("--keep-float: the tied output projection is the decoder embedding; it is int8 in an int8 file",
+              "--keep-float", "decoder.output_projection", checkpoint=tmp("tied"))
 
     def test_seed_layout_defaults_without_variant_keys(self):
         """Checkpoints older than the variant keys: post, relu, interleaved, untied, 1e-5."""

@@ -10,18 +10,15 @@ import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
 from e2e_common import DEV_EN, MULTI30K, convert, need_shared, run, tool  # noqa: E402
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import edgemt_package  # noqa: E402
 
 edgemt = None
 
 
 def import_edgemt():
-    """The package from PYTHONPATH (the build tree); a skip when it is not there."""
     global edgemt
-    try:
-        import edgemt as package
-    except ImportError as e:  # a build without EDGEMT_PYTHON
-        raise unittest.SkipTest("the edgemt package is not importable (%s): build with -DEDGEMT_PYTHON=ON" % e)
-    edgemt = package
+    edgemt = edgemt_package.import_edgemt()
 
 
 class PythonMulti30k(unittest.TestCase):

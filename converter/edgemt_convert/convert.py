@@ -3,12 +3,13 @@
   load + validate -> float model_ir: the importer of the directory's format
   (sources/: the seed layout, a Hugging Face Marian directory)
   float32: write it.
-  int8:    quantize the weights per row (quantize/model.py), keeping the Linears
-           named by --keep-float in float32; write it with the quantization
-           report in Metadata.quantization_summary.
+  int8:    quantize the weights per row (quantize/model.py), keeping the
+           Linears named by --keep-float in float32; write it with the
+           quantization report in Metadata.quantization_summary.
   int4:    measure each Linear's int4 error on the model's own activations
-           (quantize/int4_plan.py), then quantize as int8 with the Linears that pass in
-           int4 (docs/int4.md); the report names the layers kept in int8.
+           (quantize/int4_plan.py, recorded by reference/record.py), then
+           quantize as int8 with the Linears that pass in int4 (docs/int4.md);
+           the report names the layers kept in int8.
 
 Nothing is calibrated (docs/int8.md, format 2.0): a quantized file is a
 function of the checkpoint alone.

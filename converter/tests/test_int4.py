@@ -10,12 +10,12 @@ import torch
 
 from helpers import TempDir, convert, convert_error, write_checkpoint
 
-from edgemt_convert.quantize import int4_plan
 from edgemt_convert.format import model_ir as ir
-from edgemt_convert.quantize.int8 import Int8Linear, quantize_input, quantize_rows
 from edgemt_convert.format.int4_encoding import from_bfloat16, pack_nibbles, to_bfloat16, unpack_nibbles
-from edgemt_convert.quantize.int4 import Int4Linear, quantize_blocks
 from edgemt_convert.format.reader import read
+from edgemt_convert.quantize import int4_plan
+from edgemt_convert.quantize.int4 import Int4Linear, quantize_blocks
+from edgemt_convert.quantize.int8 import Int8Linear, quantize_input, quantize_rows
 from edgemt_convert.reference.model import ReferenceModel
 from edgemt_convert.reference.record import record_linear_inputs
 

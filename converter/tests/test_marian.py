@@ -18,9 +18,9 @@ import torch.nn.functional as F
 from helpers import TempDir, convert, convert_error, make_marian_checkpoint
 
 from edgemt_convert.format import model_ir as ir
-from edgemt_convert.sources import load_float_model
 from edgemt_convert.format.reader import read
 from edgemt_convert.reference.model import ReferenceModel
+from edgemt_convert.sources import load_float_model
 
 
 def marian_logits(sd, config, src, tgt):

@@ -11,10 +11,10 @@ import torch.nn as nn
 from helpers import make_config, random_state_dict
 from test_variants import VARIANTS
 
-from edgemt_convert.sources.seed.build import build_float_model
-from edgemt_convert.sources.seed.config import parse_config
 from edgemt_convert.reference.decode import greedy, max_steps
 from edgemt_convert.reference.model import ReferenceModel
+from edgemt_convert.sources.seed.build import build_float_model
+from edgemt_convert.sources.seed.config import parse_config
 
 
 class TorchSeq2Seq(nn.Module):

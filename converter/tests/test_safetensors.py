@@ -9,8 +9,8 @@ import unittest
 import numpy as np
 
 from helpers import make_marian_checkpoint
-from edgemt_convert.sources import safetensors
 from edgemt_convert.errors import ConversionError
+from edgemt_convert.sources import safetensors
 
 
 def write(path, tensors, header_edit=None, metadata=None):

@@ -7,8 +7,8 @@ import unittest
 from unittest import mock
 
 import helpers  # noqa: F401
-from edgemt_convert.format import schema
 from edgemt_convert.errors import ConversionError
+from edgemt_convert.format import schema
 
 
 class Generation(unittest.TestCase):

@@ -13,10 +13,10 @@ import numpy as np
 
 from helpers import REPO, SHARED, convert
 
-from edgemt_convert.reference.decode import greedy
 from edgemt_convert.format.reader import read
-from edgemt_convert.reference.model import ReferenceModel
 from edgemt_convert.format.tokenizer import load_processor
+from edgemt_convert.reference.decode import greedy
+from edgemt_convert.reference.model import ReferenceModel
 
 MODEL = os.path.join(SHARED, "models", "multi30k-ende")
 DEV_DE = os.path.join(SHARED, "data", "multi30k", "dev.de")

@@ -9,11 +9,11 @@ import torch
 from helpers import TempDir, convert, make_config, random_state_dict, write_checkpoint
 
 from edgemt_convert.format import model_ir as ir
-from edgemt_convert.sources import load_float_model
-from edgemt_convert.reference.decode import greedy
-from edgemt_convert.quantize.int8 import Int8Linear
 from edgemt_convert.format.reader import read
+from edgemt_convert.quantize.int8 import Int8Linear
+from edgemt_convert.reference.decode import greedy
 from edgemt_convert.reference.model import ReferenceModel
+from edgemt_convert.sources import load_float_model
 
 # Every value of every variant key, most pairs of values.
 VARIANTS = [

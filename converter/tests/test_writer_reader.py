@@ -10,8 +10,8 @@ import numpy as np
 
 from helpers import convert, train_spm, write_checkpoint
 
-from edgemt_convert.format import model_ir as ir
 from edgemt_convert.errors import ConversionError
+from edgemt_convert.format import model_ir as ir
 from edgemt_convert.format.reader import parse, read, tensor_data_offsets
 from edgemt_convert.format.writer import serialize
 

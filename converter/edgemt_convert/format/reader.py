@@ -143,7 +143,8 @@ def _tokenizer(tok):
 def _metadata(md):
     if md is None:
         return ir.Metadata()
-    return ir.Metadata(**{fld.name: _string(getattr(md, accessor(fld.name))()) for fld in dataclasses.fields(ir.Metadata)})
+    return ir.Metadata(**{fld.name: _string(getattr(md, accessor(fld.name))())
+                          for fld in dataclasses.fields(ir.Metadata)})
 
 
 def parse(buf):

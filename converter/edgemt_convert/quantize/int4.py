@@ -15,8 +15,8 @@ import numpy as np
 import torch
 
 from ..format.int4_encoding import from_bfloat16, to_bfloat16, valid_block_size
-from .linalg import Matmul
 from .int8 import quantize_input
+from .linalg import Matmul
 
 F32 = np.float32
 

@@ -2,10 +2,11 @@
 
 One implementation serves every variant (post/pre-LN, ReLU/GELU/SiLU,
 sinusoidal/learned positions, shared embeddings, tied output) and both
-number formats: a Linear whose weight is int8 runs the exact int8
-arithmetic of docs/int8.md (quantize.int8.Int8Linear: each input row quantized with
-its own range, exact integer GEMM, float32 output), an int4 one that of
-docs/int4.md (quantize.int4.Int4Linear), a float32 one runs in float.
+number formats (quantize/linear.py): a Linear whose weight is int8 runs
+the exact int8 arithmetic of docs/int8.md (quantize.int8.Int8Linear: each
+input row quantized with its own range, exact integer GEMM, float32
+output), an int4 one that of docs/int4.md (quantize.int4.Int4Linear), a
+float32 one runs in float.
 So the float model of a checkpoint, a float32 file and an int8 file all run
 this code, and an int8 file read back from disk is a conformance oracle for
 the runtime.

@@ -44,23 +44,24 @@ def _norm(sd, prefix):
     return ir.LayerNorm(gamma=sd[prefix + ".weight"], beta=sd[prefix + ".bias"])
 
 
+def _positions(cfg, sd, notes):
+    """(position_encoding, {side: table or None}): the schema stores no table
+    for a true sinusoid; otherwise both tables, as Learned."""
+    tables = {s: sd[s + ".positional_encoding"][0] for s in ("encoder", "decoder")}
+    diffs = {s: matches_sinusoid(t, cfg.position_layout) for s, t in tables.items()}
+    if all(ok for ok, _ in diffs.values()):
+        return _LAYOUTS[cfg.position_layout], {"encoder": None, "decoder": None}
+    worst = max(diffs, key=lambda s: diffs[s][1])
+    notes.append("positions: %s.positional_encoding differs from the %s sinusoid by up to %.3g; "
+                 "stored as Learned tables" % (worst, cfg.position_layout, diffs[worst][1]))
+    return ir.POS_LEARNED, {s: np.ascontiguousarray(t) for s, t in tables.items()}
+
+
 def build_float_model(cfg, sd, tokenizer_bytes=None):
     """Returns (model_ir.Model with float32 weights, list of notes for the summary)."""
     d = cfg.d_model
     notes = []
-
-    # Positions: the schema stores no table for a true sinusoid.
-    tables = {s: sd[s + ".positional_encoding"][0] for s in ("encoder", "decoder")}
-    diffs = {s: matches_sinusoid(t, cfg.position_layout) for s, t in tables.items()}
-    if all(ok for ok, _ in diffs.values()):
-        position_encoding = _LAYOUTS[cfg.position_layout]
-        positions = {"encoder": None, "decoder": None}
-    else:
-        position_encoding = ir.POS_LEARNED
-        positions = {s: np.ascontiguousarray(t) for s, t in tables.items()}
-        worst = max(diffs, key=lambda s: diffs[s][1])
-        notes.append("positions: %s.positional_encoding differs from the %s sinusoid by up to %.3g; "
-                     "stored as Learned tables" % (worst, cfg.position_layout, diffs[worst][1]))
+    position_encoding, positions = _positions(cfg, sd, notes)
 
     src_emb = sd["encoder.token_embedding.weight"]
     tgt_emb = sd["decoder.token_embedding.weight"]

@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import alternation, markdown, section, stats  # noqa: E402
 from benchreport import update, writer  # noqa: E402
 from benchrun import goals  # noqa: E402
+import baseline_section  # noqa: E402
 
 
 class Stats(unittest.TestCase):
@@ -189,6 +190,37 @@ class ReportWriter(unittest.TestCase):
             update.attach(data, path)
         self.assertEqual(len(data["separate_runs"]), 1)
         self.assertEqual(data["separate_runs"][0]["blocks"][0]["text"], "Measured again.")
+
+
+def fake_baseline_run():
+    """A run_benchmarks.py --baseline run of one random model, as baseline_section.py reads it."""
+    measures = {key: dict(speedup=1.02, ratio=0.98) for key in
+                ("b1_tokens", "b32_tokens", "encoder_ms", "decoder_step_ms", "load_ms", "peak_rss_mb")}
+    meta = dict(command="tests/bench/run_benchmarks.py --baseline abc1234", date="2026-11-26 01:00 UTC",
+                git=dict(short="def5678"), build=dict(kernels="K"),
+                machine=dict(cpu_model="CPU", cpu_family=25, cores=2, simd_flags=["avx2"]))
+    baseline = dict(short="abc1234", subject="the commit before", build=dict(kernels="K"), plan=dict(rounds=3),
+                    kinds=dict(tiny="random"), summary=dict(tiny=dict(measures=measures)),
+                    runs=dict(tiny=dict(b1_t1=dict(baseline=[dict(other_load=0.03)], new=[dict(other_load=0.05)]))),
+                    commands=["edgemt-bench ..."])
+    return dict(meta=meta, baseline=baseline)
+
+
+class BaselineSection(unittest.TestCase):
+    def test_one_speed_up_per_measure_and_the_run_named(self):
+        record = baseline_section.section(fake_baseline_run(), "refactor", "Refactor").record
+        table = next(b for b in record["blocks"] if b["kind"] == "table")
+        self.assertEqual(table["columns"], ["measure", "tiny"])
+        self.assertEqual(len(table["rows"]), 6)
+        self.assertEqual(table["rows"][0][1], "1.02x")   # a speed: the speed-up
+        self.assertEqual(table["rows"][4][1], "0.98x")   # load time: new / baseline
+        self.assertEqual(record["run"]["commit"], "def5678")
+        self.assertIn("at most 0.05 cores", record["blocks"][0]["text"])
+        self.assertIn("family 25", record["blocks"][0]["text"])
+
+    def test_the_section_parses_back(self):
+        s = baseline_section.section(fake_baseline_run(), "refactor", "Refactor")
+        self.assertEqual(section.parse(s.markdown(), "refactor"), s.record)
 
 
 if __name__ == "__main__":

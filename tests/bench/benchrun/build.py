@@ -11,6 +11,10 @@ BENCH_TARGETS = ["edgemt-bench", "edgemt-translate", "edgemt-xnnpack-gemm-bench"
                  "edgemt-translate-static", "edgemt_shared"]
 
 
+# Where a target's file lands: libraries in lib/, programs in bin/.
+TARGET_FILES = {"edgemt_shared": os.path.join("lib", "libedgemt.so")}
+
+
 def build(build_dir, no_build, source=REPO, targets=BENCH_TARGETS, hint=""):
     """Configures (Release) and builds `targets` of the tree `source` in `build_dir`; returns their paths and
     the build's settings."""
@@ -22,7 +26,7 @@ def build(build_dir, no_build, source=REPO, targets=BENCH_TARGETS, hint=""):
             r = subprocess.run(cmd, capture_output=True, text=True)
             if r.returncode != 0:
                 raise SystemExit("build failed:\n" + r.stdout[-3000:] + r.stderr[-3000:] + hint)
-    bins = {t: os.path.join(build_dir, "bin", t) for t in targets}
+    bins = {t: os.path.join(build_dir, TARGET_FILES.get(t, os.path.join("bin", t))) for t in targets}
     for t, p in bins.items():
         if not os.path.exists(p):
             raise SystemExit("missing %s: build it (cmake --build %s --target %s)" % (p, build_dir, t))

@@ -60,8 +60,8 @@ struct Translator::Impl final : StepModel {
     if (pool != nullptr) pthreadpool_destroy(pool);
   }
 
-  RunContext context() { return RunContext{pool, options.profile ? &profile : nullptr}; }
   TranslationProfile* profiling() { return options.profile ? &profile : nullptr; }
+  RunContext context() { return RunContext{pool, profiling()}; }
 
   // The one block all activations live in: the caller's, or allocated here.
   Status BindArena() {

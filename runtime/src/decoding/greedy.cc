@@ -30,9 +30,9 @@ GreedyRule RuleOf(const DecodingJob& job) {
 
 // Chooses sentence s's next id from its row's logits, records its
 // log-probability when scores are asked for, and settles the sentence's
-// state. True when the sentence goes on.
+// state. True when the sentence goes on, with *chosen its next decoder input.
 bool Advance(const DecodingJob& job, const GreedyRule& g, size_t s, const float* logits, DecodingScratch& scratch,
-             GreedyBuffers& b) {
+             GreedyBuffers& b, int32_t* chosen) {
   const DecodeOptions& decode = *job.options;
   const size_t vocab = static_cast<size_t>(job.config->target_vocab_size);
   const int32_t produced = b.output_lengths[s];
@@ -51,6 +51,7 @@ bool Advance(const DecodingJob& job, const GreedyRule& g, size_t s, const float*
   if (static_cast<size_t>(produced + 1) >= job.StepsFor(s)) scratch.states[s] = SentenceState::kStopped;
   if (decode.on_token != nullptr && !decode.on_token(decode.on_token_user_data, s, next))
     scratch.states[s] = SentenceState::kStopped;  // the caller stopped it
+  *chosen = next;
   return scratch.states[s] == SentenceState::kDecoding;
 }
 
@@ -100,9 +101,10 @@ Status DecodeGreedy(const DecodingJob& job, StepModel& model, DecodingScratch& s
     size_t kept = 0;
     for (size_t r = 0; r < rows; ++r) {
       const size_t s = static_cast<size_t>(scratch.row_slots[r]);
-      if (!Advance(job, rule, s, model.logits() + r * vocab, scratch, b)) continue;
+      int32_t next = 0;
+      if (!Advance(job, rule, s, model.logits() + r * vocab, scratch, b, &next)) continue;
       scratch.row_slots[kept] = static_cast<int32_t>(s);  // kept <= r: compacts in place
-      scratch.row_tokens[kept] = b.output_ids[s * job.max_target + static_cast<size_t>(b.output_lengths[s]) - 1];
+      scratch.row_tokens[kept] = next;
       ++kept;
     }
     rows = kept;

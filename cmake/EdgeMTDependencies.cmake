@@ -19,7 +19,11 @@ if(CMAKE_CROSSCOMPILING)
 else()
   set(_edgemt_kernel_target host)
 endif()
-if(NOT EDGEMT_KERNEL_DEPS_PREFIX OR NOT EXISTS "${EDGEMT_KERNEL_DEPS_PREFIX}/.complete")
+# The script runs at every configure unless the prefix was given (it takes
+# a fraction of a second when the build is cached), so that a change to
+# its flags or versions reaches existing build trees too.
+if(NOT EDGEMT_KERNEL_DEPS_PREFIX OR EDGEMT_KERNEL_DEPS_PREFIX STREQUAL _EDGEMT_KERNEL_DEPS_BUILT
+   OR NOT EXISTS "${EDGEMT_KERNEL_DEPS_PREFIX}/.complete")
   message(STATUS "EdgeMT: XNNPACK, pthreadpool, cpuinfo and SentencePiece for ${_edgemt_kernel_target} (tools/kernel-deps.sh; "
                  "the first build of a target takes a few minutes)")
   execute_process(
@@ -33,6 +37,7 @@ if(NOT EDGEMT_KERNEL_DEPS_PREFIX OR NOT EXISTS "${EDGEMT_KERNEL_DEPS_PREFIX}/.co
   string(REGEX REPLACE ".*\n" "" _edgemt_kernel_prefix "${_edgemt_kernel_output}")
   set(EDGEMT_KERNEL_DEPS_PREFIX "${_edgemt_kernel_prefix}" CACHE PATH
     "Prefix of the static XNNPACK, pthreadpool, cpuinfo and SentencePiece (tools/kernel-deps.sh)" FORCE)
+  set(_EDGEMT_KERNEL_DEPS_BUILT "${_edgemt_kernel_prefix}" CACHE INTERNAL "the prefix kernel-deps.sh gave")
 endif()
 message(STATUS "EdgeMT: kernels from ${EDGEMT_KERNEL_DEPS_PREFIX}")
 

@@ -33,7 +33,13 @@ target="$1"
 flags="-O2 -fPIC -DNDEBUG"
 processor="" toolchain_args=()
 case "$target" in
-  host) cc=gcc cxx=g++ ;;
+  host) cc=gcc cxx=g++
+        # x86: loops on 32-byte boundaries (functions on 64), so that where
+        # a function lands in our binaries does not decide how fast it runs.
+        # Without it, XNNPACK's weight packing took 1.6x as long in one link
+        # of the same code as in another (its 20-byte inner loop crossed a
+        # 64-byte line): BENCHMARKS.md, issue 26's refactor.
+        case "$(uname -m)" in x86_64|i?86) flags="$flags -falign-functions=64 -falign-loops=32" ;; esac ;;
   arm64) cc=aarch64-linux-gnu-gcc cxx=aarch64-linux-gnu-g++ processor=aarch64 ;;
   # armhf: ARMv7-A with NEON (every 32-bit ARM board XNNPACK targets); the
   # kernels are chosen at run time from what cpuinfo finds.

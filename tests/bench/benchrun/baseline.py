@@ -14,6 +14,7 @@ import subprocess
 
 from benchlib.alternation import alternate
 from benchlib.log import log
+from benchlib.machine import build_info
 from benchlib.models import RANDOM_CHECKPOINT, convert
 from benchlib.paths import DEV_EN, REPO, TRAIN_EN, rel
 from benchlib.processes import COMMANDS, show, warm_page_cache
@@ -115,7 +116,13 @@ def prepare(rev, build_dir, cache_dir, models, no_build):
     base["build_dir"] = os.path.join(build_dir, "bench-baseline", "build")
     hint = ("\nthe baseline %s builds with its own dependencies (its tools/install-deps.sh); for EdgeMT before "
             "XNNPACK 2024-11: apt-get install libxnnpack-dev libpthreadpool-dev libcpuinfo-dev" % base["short"])
-    base["bins"], base["build"] = build(base["build_dir"], no_build, source=base["src"], targets=TARGETS, hint=hint)
+    # Both builds link the same kernel archives, so that the comparison is of
+    # EdgeMT's code: a baseline from before a change to tools/kernel-deps.sh
+    # would otherwise build and link its own.
+    kernels = build_info(build_dir).get("EDGEMT_KERNEL_DEPS_PREFIX")
+    cmake_args = ["-DEDGEMT_KERNEL_DEPS_PREFIX=" + kernels] if kernels else []
+    base["bins"], base["build"] = build(base["build_dir"], no_build, source=base["src"], targets=TARGETS, hint=hint,
+                                        cmake_args=cmake_args)
     base["files"], base["conversions"], base["calibration_note"] = baseline_models(base, cache_dir, models)
     return base
 

@@ -15,11 +15,11 @@ BENCH_TARGETS = ["edgemt-bench", "edgemt-translate", "edgemt-xnnpack-gemm-bench"
 TARGET_FILES = {"edgemt_shared": os.path.join("lib", "libedgemt.so")}
 
 
-def build(build_dir, no_build, source=REPO, targets=BENCH_TARGETS, hint=""):
-    """Configures (Release) and builds `targets` of the tree `source` in `build_dir`; returns their paths and
-    the build's settings."""
+def build(build_dir, no_build, source=REPO, targets=BENCH_TARGETS, hint="", cmake_args=()):
+    """Configures (Release, with `cmake_args`) and builds `targets` of the tree `source` in `build_dir`;
+    returns their paths and the build's settings."""
     if not no_build:
-        for cmd in (["cmake", "-S", source, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release"],
+        for cmd in (["cmake", "-S", source, "-B", build_dir, "-DCMAKE_BUILD_TYPE=Release"] + list(cmake_args),
                     ["cmake", "--build", build_dir, "-j2", "--target"] + targets):
             log(show(cmd))
             COMMANDS.append(show(cmd))

@@ -1,7 +1,9 @@
 // One beam-search step on hand-made logits (decoding/beam_search.h): when a
-// sentence stops (beam_size finished; or num_hypotheses finished, the best
-// beating every alive hypothesis ending next), and the log-sum-exp
-// normalizer the scores use, against a double-precision sum.
+// sentence stops (CTranslate2's rule: beam_size finished with a length
+// penalty; without one, num_hypotheses finished after a step whose best
+// candidate was </s>; the length limit), and the log-sum-exp normalizer
+// the scores use, against a double-precision sum, with and without
+// excluded ids.
 #include <doctest/doctest.h>
 #include <xnnpack.h>
 
@@ -27,7 +29,7 @@ struct Buffers {
       : cumulative(beam), parent(beam), ids0(beam * kSteps), ids1(beam * kSteps), lp0(beam * kSteps),
         lp1(beam * kSteps), cand_scores(2 * beam), cand_rows(2 * beam), cand_tokens(2 * beam),
         fin_ids(beam * (kSteps + 1)), fin_lps(beam * (kSteps + 1)), fin_lengths(beam), fin_eos(beam),
-        fin_scores(beam), fin_count(1), order(beam) {
+        fin_scores(beam), fin_count(1), fin_total(1), top_finished(1), order(beam) {
     b.max_length = kSteps;
     b.cumulative = cumulative.data();
     b.parent = parent.data();
@@ -44,6 +46,8 @@ struct Buffers {
     b.finished_eos = fin_eos.data();
     b.finished_scores = fin_scores.data();
     b.finished_count = fin_count.data();
+    b.finished_total = fin_total.data();
+    b.top_finished = top_finished.data();
     b.order = order.data();
   }
   std::vector<float> cumulative;
@@ -54,7 +58,8 @@ struct Buffers {
   std::vector<int32_t> fin_lengths;
   std::vector<uint8_t> fin_eos;
   std::vector<float> fin_scores;
-  std::vector<int32_t> fin_count;
+  std::vector<int32_t> fin_count, fin_total;
+  std::vector<uint8_t> top_finished;
   std::vector<int32_t> order;
   BeamBuffers b;
 };
@@ -93,17 +98,17 @@ std::vector<float> Normalizers(const std::vector<float>& logits, size_t live) {
 }
 
 BeamStepResult Step(const BeamRule& rule, const std::vector<std::vector<float>>& words, size_t produced, int current,
-                    Buffers* buffers, std::vector<int32_t>* next) {
+                    Buffers* buffers, std::vector<int32_t>* next, bool last_step = false) {
   const std::vector<float> logits = Rows(words);
   const std::vector<float> lse = Normalizers(logits, words.size());
   next->assign(rule.beam, -1);
-  return BeamStep(rule, 0, logits.data(), lse.data(), words.size(), produced, /*eos_allowed=*/true,
-                  /*last_step=*/false, current, &buffers->b, next->data());
+  return BeamStep(rule, 0, logits.data(), lse.data(), words.size(), produced, /*eos_allowed=*/true, last_step,
+                  current, &buffers->b, next->data());
 }
 
 }  // namespace
 
-TEST_CASE("a sentence stops once num_hypotheses have finished and the best beats every alive one ending next") {
+TEST_CASE("without a length penalty, a sentence stops once a step's best candidate was </s> and num_hypotheses have finished") {
   // Step 0 from <s>: </s> is the best candidate (length penalty 0: scores are sums).
   const std::vector<std::vector<float>> first = {{2.0f, 1.0f, 0.5f}};
   SUBCASE("one hypothesis asked: done at once") {
@@ -122,49 +127,57 @@ TEST_CASE("a sentence stops once num_hypotheses have finished and the best beats
     CHECK(result.live == 2);  // words 4 and 5 go on
     CHECK(next[0] == 4);
     CHECK(next[1] == 5);
-    // Step 1: </s> ranks second after word 4 of the first hypothesis: it
-    // finishes, and the first finished one still beats every alive one.
+    // Step 1: </s> ranks second after word 4 of the first hypothesis: it finishes, the second.
     result = Step(Rule(3, 2), {{1.5f, 2.0f, -5.0f}, {-9.0f, -5.0f, -5.0f}}, 1, 1, &buffers, &next);
     CHECK(buffers.fin_count[0] == 2);
     CHECK(result.done);
   }
 }
 
-TEST_CASE("while an alive hypothesis could still win, a sentence goes on until beam_size have finished") {
+TEST_CASE("without a length penalty, a finished hypothesis below the best candidate does not stop the sentence") {
   Buffers buffers(3);
   std::vector<int32_t> next;
-  // Step 0: word 4 is best; </s> second, so it finishes, but word 4's sum is higher.
+  // Step 0: word 4 is best; </s> second, so it finishes, but the best candidate goes on.
   BeamStepResult result = Step(Rule(3, 1), {{1.0f, 2.0f, 0.5f}}, 0, 0, &buffers, &next);
   CHECK(buffers.fin_count[0] == 1);
   CHECK_FALSE(result.done);
   REQUIRE(result.live == 2);
-  // Step 1: again </s> second (after row 0's word 4), again below word 4's sum.
-  result = Step(Rule(3, 1), {{1.5f, 2.0f, -5.0f}, {-9.0f, -5.0f, -5.0f}}, 1, 1, &buffers, &next);
+  // Step 1: </s> of row 0 is the best candidate: one has finished, so done.
+  result = Step(Rule(3, 1), {{3.0f, 2.0f, -5.0f}, {-9.0f, -5.0f, -5.0f}}, 1, 1, &buffers, &next);
   CHECK(buffers.fin_count[0] == 2);
+  CHECK(result.done);
+}
+
+TEST_CASE("with a length penalty, a sentence goes on until beam_size have finished") {
+  Buffers buffers(3);
+  std::vector<int32_t> next;
+  BeamRule rule = Rule(3, 1);
+  rule.length_penalty = 1.0f;
+  // Step 0: </s> is the best candidate and finishes; two others go on.
+  BeamStepResult result = Step(rule, {{2.0f, 1.0f, 0.5f}}, 0, 0, &buffers, &next);
+  CHECK(buffers.fin_count[0] == 1);
   CHECK_FALSE(result.done);
-  REQUIRE(result.live == 3);
-  // Step 2: </s> ranks among the best 3 again: the third finished ends it.
-  result = Step(Rule(3, 1), {{1.5f, 2.0f, -5.0f}, {-9.0f, -5.0f, -5.0f}, {-9.0f, -5.0f, -5.0f}}, 2, 0, &buffers,
-                &next);
+  REQUIRE(result.live == 2);
+  // Step 1: </s> of both rows among the best 3: three have finished.
+  result = Step(rule, {{3.0f, -2.0f, -5.0f}, {3.0f, -5.0f, -5.0f}}, 1, 1, &buffers, &next);
   CHECK(buffers.fin_count[0] == 3);
   CHECK(result.done);
 }
 
-TEST_CASE("with a length penalty, the alive hypotheses are judged as if </s> came next") {
-  // Step 0: </s> best (sum -0.46, length 1); word 4 alive with sum -1.46, which
-  // with </s> next would have length 2: -1.46 / 2 = -0.73 with penalty 1,
-  // below -0.46: done. With penalty 3, -1.46 / 8 = -0.18 beats it: not done.
-  const std::vector<std::vector<float>> first = {{2.0f, 1.0f, 0.5f}};
-  for (float penalty : {1.0f, 3.0f}) {
-    CAPTURE(penalty);
-    Buffers buffers(2);
-    std::vector<int32_t> next;
-    BeamRule rule = Rule(2, 1);
-    rule.length_penalty = penalty;
-    const BeamStepResult result = Step(rule, first, 0, 0, &buffers, &next);
-    CHECK(buffers.fin_count[0] == 1);
-    CHECK(result.done == (penalty == 1.0f));
-  }
+TEST_CASE("at the length limit, each of the best beam_size candidates finishes, </s> or not") {
+  Buffers buffers(2);
+  std::vector<int32_t> next;
+  BeamRule rule = Rule(2, 2);
+  rule.length_penalty = 1.0f;
+  const BeamStepResult result = Step(rule, {{0.5f, 2.0f, 1.0f}}, 0, 0, &buffers, &next, /*last_step=*/true);
+  CHECK(result.done);
+  CHECK(result.live == 0);
+  REQUIRE(buffers.fin_count[0] == 2);
+  CHECK(buffers.fin_eos[0] == 0);  // word 4, the best, without </s>
+  CHECK(buffers.fin_ids[0] == 4);
+  CHECK(buffers.fin_lengths[0] == 1);
+  CHECK(buffers.fin_eos[1] == 0);  // word 5; </s> ranked third
+  CHECK(buffers.fin_ids[kSteps + 1] == 5);
 }
 
 TEST_CASE("the log-sum-exp normalizer matches a double-precision sum") {
@@ -194,5 +207,32 @@ TEST_CASE("the log-sum-exp normalizer matches a double-precision sum") {
       const double tolerance = sum_error * (1.0 + sum_error) + 4 * u * (std::log(sum) + std::fabs(expected));
       CHECK(std::fabs(lse.Of(logits.data(), scratch.data()) - expected) <= tolerance);
     }
+  }
+}
+
+TEST_CASE("the normalizer without excluded ids is the log-sum-exp of the allowed logits") {
+  REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
+  const size_t vocab = 50;
+  LogSumExp lse;
+  REQUIRE(lse.Init(vocab).ok());
+  std::vector<float> scratch(vocab);
+  // The excluded ids hold a little, half, or nearly all of the probability (the double-precision path).
+  for (float excluded_logit : {-3.0f, 4.0f, 40.0f}) {
+    CAPTURE(excluded_logit);
+    std::vector<float> logits(vocab);
+    for (size_t v = 0; v < vocab; ++v) logits[v] = 0.1f * static_cast<float>(v % 7);
+    BannedIds excluded;
+    for (int32_t id : {3, 11, 3}) {  // an id listed twice counts once
+      excluded.Add(id);
+      logits[static_cast<size_t>(id)] = excluded_logit;
+    }
+    double sum = 0.0;
+    for (size_t v = 0; v < vocab; ++v) {
+      if (v != 3 && v != 11) sum += std::exp(static_cast<double>(logits[v]));
+    }
+    const float all = lse.Of(logits.data(), scratch.data());
+    const float allowed = ExcludingIds(all, logits.data(), scratch.data(), vocab, excluded);
+    CHECK(std::fabs(allowed - std::log(sum)) <= 1e-5);
+    CHECK(ExcludingIds(all, logits.data(), scratch.data(), vocab, BannedIds()) == all);
   }
 }

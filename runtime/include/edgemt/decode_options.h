@@ -17,21 +17,21 @@ struct DecodeOptions {
   // </s> is not chosen before this many ids are out (fixed-length benchmarks).
   int min_length = 0;
   // 1: greedy (the largest logit, the lowest id on ties). 2..max_beam_size:
-  // beam search, as follows. Each step scores every continuation of every
-  // alive hypothesis by its summed log-probability (log-softmax of the float
-  // logits; pad, unk and <s> are never chosen, </s> not before min_length)
-  // and ranks them (higher score first, then the lower beam, then the lower
-  // id). Walking the best 2 x beam_size in that order, a </s> among the
-  // first beam_size finishes its hypothesis, and the first beam_size others
-  // are the next step's hypotheses. A sentence stops when beam_size
-  // hypotheses have finished; or when num_hypotheses have finished and the
-  // best of them scores at least what every alive hypothesis would score if
-  // </s> came next at no cost (its sum / (its length + 1)^length_penalty:
-  // with length_penalty 0 nothing alive could beat the best any more); or
-  // at its length limit (max_length, or the default above), where the
-  // alive ones finish as they are. Finished hypotheses are ranked by
-  // sum / length^length_penalty, the length counting </s> when the
-  // hypothesis ended with it (ties: the one that finished first).
+  // beam search, CTranslate2's, as follows. Each step scores every
+  // continuation of every alive hypothesis by its summed log-probability
+  // (log-softmax of the float logits over the ids the step may choose: pad,
+  // unk and <s> are never chosen, or the file's banned ids, and </s> not
+  // before min_length) and ranks them (higher score first, then the lower
+  // beam, then the lower id). Of the best 2 x beam_size in that order, a
+  // </s> among the first beam_size finishes its hypothesis (at the length
+  // limit, max_length or the default above, every one of the first
+  // beam_size does), and the first beam_size others are the next step's
+  // hypotheses. A sentence stops at its length limit; with a length_penalty,
+  // once beam_size hypotheses have finished; with length_penalty 0, once a
+  // step's best candidate was </s> and num_hypotheses have finished.
+  // Finished hypotheses are ranked by sum / length^length_penalty, the
+  // length counting </s> when the hypothesis ended with it (ties: the one
+  // that finished first); of more than beam_size, the best beam_size are kept.
   int beam_size = 1;
   float length_penalty = 1.0f;
   // Hypotheses returned per sentence (n-best), 1..beam_size.
@@ -44,7 +44,8 @@ struct DecodeOptions {
   // before min_length. The generator of each sentence is seeded with
   // sampling_seed and its source ids: the same seed and source give the same
   // output in any batch, on any thread count, on every run. Scores stay the
-  // model's log-probabilities (no temperature).
+  // model's log-probabilities (no temperature), over the ids it may draw,
+  // as greedy decoding's are over the ids it may choose.
   int sampling_topk = 1;
   float sampling_topp = 1.0f;
   float sampling_temperature = 1.0f;

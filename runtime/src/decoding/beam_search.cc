@@ -38,29 +38,57 @@ void Insert(float score, int32_t row, int32_t token, size_t capacity, size_t* co
   if (*count < capacity) ++*count;
 }
 
-// Copies an alive hypothesis (sentence row `from`, `produced` ids) into the
-// sentence's next finished slot, `token` and its log-probability appended
-// when it ended with </s>.
-void Finish(const BeamRule& rule, size_t sentence, size_t from, size_t produced, int current, bool with_eos,
-            float eos_log_prob, float sum, BeamBuffers* b) {
+// The slot a newly finished hypothesis of `score` takes: the next free one,
+// or, when the sentence's `beam` slots are full, the worst one if it scores
+// less (only the best `beam` can be returned); -1 when it is not kept.
+int32_t FinishedSlot(const BeamRule& rule, size_t sentence, float score, BeamBuffers* b) {
+  const size_t first = sentence * rule.beam;
+  const size_t stored = static_cast<size_t>(b->finished_count[sentence]);
+  if (stored < rule.beam) {
+    ++b->finished_count[sentence];
+    return static_cast<int32_t>(first + stored);
+  }
+  size_t worst = first;
+  for (size_t i = first + 1; i < first + rule.beam; ++i) {
+    if (b->finished_scores[i] <= b->finished_scores[worst]) worst = i;
+  }
+  return score > b->finished_scores[worst] ? static_cast<int32_t>(worst) : -1;
+}
+
+// Registers a finished hypothesis: the alive one in sentence row `from`
+// (`produced` ids, in buffer `current`) followed by `token` (</s>, or any
+// token at the length limit) of log-probability `token_log_prob`; `sum`
+// includes it.
+void Finish(const BeamRule& rule, size_t sentence, size_t from, size_t produced, int current, int32_t token,
+            float token_log_prob, float sum, BeamBuffers* b) {
+  ++b->finished_total[sentence];
+  const size_t length = produced + 1;
+  const float score = NormalizedScore(sum, length, rule.length_penalty);
+  const int32_t kept = FinishedSlot(rule, sentence, score, b);
+  if (kept < 0) return;
+  const size_t slot = static_cast<size_t>(kept);
   const size_t t = b->max_length;
-  const size_t slot = sentence * rule.beam + static_cast<size_t>(b->finished_count[sentence]);
   const size_t row = sentence * rule.beam + from;
   int32_t* ids = b->finished_ids + slot * (t + 1);
   float* log_probs = b->finished_log_probs + slot * (t + 1);
   std::memcpy(ids, b->ids[current] + row * t, produced * sizeof(int32_t));
   std::memcpy(log_probs, b->log_probs[current] + row * t, produced * sizeof(float));
-  size_t length = produced;
-  if (with_eos) {
-    ids[length] = rule.eos_id;
-    log_probs[length] = eos_log_prob;
-    ++length;
-  }
+  ids[produced] = token;
+  log_probs[produced] = token_log_prob;
+  const bool with_eos = token == rule.eos_id;
   b->finished_lengths[slot] = static_cast<int32_t>(length);
   b->finished_eos[slot] = with_eos ? 1 : 0;
-  b->finished_scores[slot] = length == 0 ? -std::numeric_limits<float>::infinity()
-                                         : NormalizedScore(sum, length, rule.length_penalty);
-  ++b->finished_count[sentence];
+  b->finished_scores[slot] = score;
+}
+
+// A sentence with nothing to choose at all (every id banned): one empty hypothesis.
+void FinishEmpty(size_t sentence, size_t beam, BeamBuffers* b) {
+  const size_t slot = sentence * beam;
+  ++b->finished_total[sentence];
+  b->finished_count[sentence] = 1;
+  b->finished_lengths[slot] = 0;
+  b->finished_eos[slot] = 0;
+  b->finished_scores[slot] = -std::numeric_limits<float>::infinity();
 }
 
 // The best 2 * beam continuations over a sentence's `live` alive hypotheses
@@ -108,26 +136,25 @@ BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logi
   const size_t first = sentence * beam;
   const int next = 1 - current;
   const size_t count = BestCandidates(rule, first, logits, log_sum_exp, live, eos_allowed, b);
-  // </s> among the best `beam` finishes a hypothesis; the first `beam` others go on.
+  // Among the best `beam`, </s> (or anything at the length limit) finishes a
+  // hypothesis; the first `beam` candidates other than </s> go on.
   BeamStepResult result;
   for (size_t i = 0; i < count; ++i) {
     const size_t from = static_cast<size_t>(b->candidate_rows[i]);
     const int32_t token = b->candidate_tokens[i];
     const float score = b->candidate_scores[i];
-    if (token == rule.eos_id) {
-      if (i < beam && static_cast<size_t>(b->finished_count[sentence]) < beam) {
-        const float previous = b->cumulative[first + from];
-        Finish(rule, sentence, from, produced, current, /*with_eos=*/true, score - previous, score, b);
-      }
-      continue;
+    const float token_log_prob = score - b->cumulative[first + from];
+    if (i < beam && (token == rule.eos_id || last_step)) {
+      if (i == 0) b->top_finished[sentence] = 1;
+      Finish(rule, sentence, from, produced, current, token, token_log_prob, score, b);
     }
-    if (result.live == beam) continue;
+    if (token == rule.eos_id || result.live == beam || last_step) continue;
     const size_t to = first + result.live;
     b->parent[to] = static_cast<int32_t>(from);
     std::memcpy(b->ids[next] + to * t, b->ids[current] + (first + from) * t, produced * sizeof(int32_t));
     std::memcpy(b->log_probs[next] + to * t, b->log_probs[current] + (first + from) * t, produced * sizeof(float));
     b->ids[next][to * t + produced] = token;
-    b->log_probs[next][to * t + produced] = score - b->cumulative[first + from];
+    b->log_probs[next][to * t + produced] = token_log_prob;
     next_tokens[result.live] = token;
     ++result.live;
   }
@@ -137,26 +164,14 @@ BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logi
     b->cumulative[first + alive++] = b->candidate_scores[i];
   }
   for (size_t r = result.live; r < beam; ++r) next_tokens[r] = rule.eos_id;  // a valid input for an idle row
-  if (last_step) {
-    // The length limit: every alive hypothesis finishes as it is.
-    for (size_t r = 0; r < result.live && static_cast<size_t>(b->finished_count[sentence]) < beam; ++r)
-      Finish(rule, sentence, r, produced + 1, next, /*with_eos=*/false, 0.0f, b->cumulative[first + r], b);
-    result.live = 0;
-  }
-  const size_t finished = static_cast<size_t>(b->finished_count[sentence]);
-  // Done when the best finished hypothesis beats what every alive one would
-  // score if </s> came next at no cost (exact with length_penalty 0).
-  bool settled = false;
-  if (finished >= rule.num_hypotheses && result.live > 0) {
-    float best_finished = -std::numeric_limits<float>::infinity();
-    for (size_t f = 0; f < finished; ++f) best_finished = std::max(best_finished, b->finished_scores[first + f]);
-    settled = true;
-    for (size_t r = 0; r < result.live && settled; ++r)
-      settled = best_finished >= NormalizedScore(b->cumulative[first + r], produced + 2, rule.length_penalty);
-  }
-  if (finished >= beam || settled) result.live = 0;
-  if (result.live == 0 && b->finished_count[sentence] == 0)  // nothing could be chosen at all
-    Finish(rule, sentence, 0, 0, current, /*with_eos=*/false, 0.0f, 0.0f, b);
+  // CTranslate2's rule: with a length penalty, done once `beam` hypotheses
+  // have finished; without one, once the best candidate of a step was
+  // </s> and num_hypotheses have finished (no alive one can beat it then).
+  const size_t total = static_cast<size_t>(b->finished_total[sentence]);
+  const bool done = rule.length_penalty == 0.0f ? b->top_finished[sentence] != 0 && total >= rule.num_hypotheses
+                                                : total >= beam;
+  if (done || last_step) result.live = 0;
+  if (result.live == 0 && b->finished_count[sentence] == 0) FinishEmpty(sentence, beam, b);
   result.done = result.live == 0;
   return result;
 }
@@ -195,6 +210,8 @@ void BeamBuffers::Plan(size_t batch, size_t beam, size_t max_target, ArenaLayout
   layout->Add(&finished_eos, rows);
   layout->Add(&finished_scores, rows);
   layout->Add(&finished_count, batch);
+  layout->Add(&finished_total, batch);
+  layout->Add(&top_finished, batch);
   layout->Add(&order, rows);
   layout->Add(&live, batch);
   layout->Add(&next_tokens, rows);
@@ -246,8 +263,14 @@ void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int c
     if (scratch.states[s] != SentenceState::kDecoding) continue;
     const bool last_step = step + 1 >= job.StepsFor(s);
     const size_t live = static_cast<size_t>(b.live[s]);
+    // Log-probabilities over the ids this step may choose (CTranslate2's).
+    BannedIds excluded = rule.banned;
+    if (!eos_allowed) excluded.Add(rule.eos_id);
     float normalizers[kMaxBeamSize];
-    for (size_t r = 0; r < live; ++r) normalizers[r] = job.log_sum_exp->Of(logits + r * rule.vocab, scratch.probs);
+    for (size_t r = 0; r < live; ++r) {
+      const float* row = logits + r * rule.vocab;
+      normalizers[r] = ExcludingIds(job.log_sum_exp->Of(row, scratch.probs), row, scratch.probs, rule.vocab, excluded);
+    }
     const BeamStepResult result = BeamStep(rule, s, logits, normalizers, live, step, eos_allowed, last_step, current,
                                            &b, b.next_tokens + s * rule.beam);
     logits += RowsOf(b, rule.beam, s, step) * rule.vocab;
@@ -293,6 +316,8 @@ Status DecodeBeam(const DecodingJob& job, StepModel& model, DecodingScratch& scr
     b.live[s] = 1;  // the first step continues <s> only
     scratch.states[s] = SentenceState::kDecoding;
     b.finished_count[s] = 0;
+    b.finished_total[s] = 0;
+    b.top_finished[s] = 0;
     b.cumulative[s * beam] = 0.0f;
     for (size_t r = 0; r < beam; ++r) b.next_tokens[s * beam + r] = job.config->decoder_start_id;
   }

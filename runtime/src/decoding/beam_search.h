@@ -27,13 +27,15 @@ struct BeamBuffers {
   float* candidate_scores = nullptr;    // [2 * beam]
   int32_t* candidate_rows = nullptr;    // [2 * beam]
   int32_t* candidate_tokens = nullptr;  // [2 * beam]
-  // Finished hypotheses, up to `beam` per sentence, in the order they finished.
+  // Finished hypotheses: the best `beam` per sentence of those registered.
   int32_t* finished_ids = nullptr;       // [rows, T + 1] (</s> included when it has one)
   float* finished_log_probs = nullptr;   // [rows, T + 1]
   int32_t* finished_lengths = nullptr;   // [rows] output ids, </s> included
   uint8_t* finished_eos = nullptr;       // [rows] whether it ended with </s>
   float* finished_scores = nullptr;      // [rows] the normalized score
-  int32_t* finished_count = nullptr;     // [sentences]
+  int32_t* finished_count = nullptr;     // [sentences] stored (at most beam)
+  int32_t* finished_total = nullptr;     // [sentences] registered, stored or not
+  uint8_t* top_finished = nullptr;       // [sentences] a step's best candidate finished
   int32_t* order = nullptr;              // [rows] finished hypotheses best first
   int32_t* live = nullptr;               // [sentences] alive hypotheses per sentence
   int32_t* next_tokens = nullptr;        // [rows] each alive hypothesis's next decoder input
@@ -66,16 +68,17 @@ float NormalizedScore(float log_prob_sum, size_t length, float length_penalty);
 // reaches the sentence's length limit. Writes the sentence's
 // parent, cumulative, ids[1 - current] and log_probs[1 - current] for the
 // new alive rows, their next decoder input in next_tokens[0..beam), and the
-// finished hypotheses. The sentence is done when `beam` hypotheses have
-// finished; or when `num_hypotheses` have and the best of them scores at
-// least what each alive hypothesis would if </s> came next at no cost; or
-// at the length limit.
+// finished hypotheses. The sentence is done (CTranslate2's rule) at the
+// length limit; with a length penalty, when `beam` hypotheses have
+// finished; without one, when a step's best candidate was </s> and
+// `num_hypotheses` have finished.
 BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logits, const float* log_sum_exp,
                         size_t live, size_t produced, bool eos_allowed, bool last_step, int current,
                         BeamBuffers* buffers, int32_t* next_tokens);
 
 // Sorts a sentence's finished hypotheses into buffers->order (best first:
-// the higher score, then the one that finished first).
+// the higher score, then the lower slot: the one that finished first,
+// unless it took a dropped one's slot).
 void RankFinished(size_t sentence, size_t beam, BeamBuffers* buffers);
 
 // Decodes job.count sentences with job.options->beam_size beams each.

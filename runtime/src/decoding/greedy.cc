@@ -1,6 +1,7 @@
 #include "decoding/greedy.h"
 
 #include "decoding/beam_search.h"
+#include "decoding/log_sum_exp.h"
 #include "decoding/next_token.h"
 #include "decoding/sampling.h"
 
@@ -39,9 +40,11 @@ bool Advance(const DecodingJob& job, const GreedyRule& g, size_t s, const float*
   const SamplingRule& rule = produced < decode.min_length ? g.before_min_length : g.rule;
   const int32_t next = g.sampling ? SampleToken(logits, vocab, rule, &b.sampler_states[s], scratch.probs, scratch.ids)
                                   : NextToken(logits, vocab, rule.banned);
-  if (job.hypotheses != nullptr)  // only when asked: a pass over the vocabulary
+  if (job.hypotheses != nullptr) {  // only when asked: a pass over the vocabulary
+    const float lse = job.log_sum_exp->Of(logits, scratch.probs);
     b.output_log_probs[s * (job.max_target + 1) + static_cast<size_t>(produced)] =
-        logits[next] - job.log_sum_exp->Of(logits, scratch.probs);
+        logits[next] - ExcludingIds(lse, logits, scratch.probs, vocab, rule.banned);
+  }
   if (next == job.config->eos_id) {
     scratch.states[s] = SentenceState::kEndedWithEos;
     return false;

@@ -1,5 +1,6 @@
 #include "decoding/log_sum_exp.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -27,6 +28,31 @@ float LogSumExp::Of(const float* logits, float* probabilities) const {
   if (status == xnn_status_success) status = xnn_run_operator(softmax_, nullptr);
   if (status != xnn_status_success) return std::numeric_limits<float>::quiet_NaN();
   return LargestValue(logits, vocab_) - std::log(LargestValue(probabilities, vocab_));
+}
+
+float ExcludingIds(float lse, const float* logits, const float* probabilities, size_t vocab,
+                   const BannedIds& excluded) {
+  double removed = 0.0;
+  for (size_t i = 0; i < excluded.count; ++i) {
+    const int32_t id = excluded.ids[i];
+    bool repeated = false;  // (an id listed twice counts once)
+    for (size_t j = 0; j < i; ++j) repeated = repeated || excluded.ids[j] == id;
+    if (!repeated && id >= 0 && static_cast<size_t>(id) < vocab) removed += static_cast<double>(probabilities[id]);
+  }
+  if (removed == 0.0) return lse;
+  const double kept = 1.0 - removed;
+  // float32 probabilities leave ~1e-7 of error: fine for what is kept above 1e-3.
+  if (kept > 1e-3) return static_cast<float>(static_cast<double>(lse) + std::log(kept));
+  double top = -std::numeric_limits<double>::infinity();
+  for (size_t v = 0; v < vocab; ++v) {
+    if (!excluded.Contains(static_cast<int32_t>(v))) top = std::max(top, static_cast<double>(logits[v]));
+  }
+  if (top == -std::numeric_limits<double>::infinity()) return static_cast<float>(top);
+  double sum = 0.0;
+  for (size_t v = 0; v < vocab; ++v) {
+    if (!excluded.Contains(static_cast<int32_t>(v))) sum += std::exp(static_cast<double>(logits[v]) - top);
+  }
+  return static_cast<float>(top + std::log(sum));
 }
 
 }  // namespace edgemt

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 
+#include "decoding/banned_ids.h"
 #include "edgemt/status.h"
 
 namespace edgemt {
@@ -31,5 +32,14 @@ class LogSumExp {
   xnn_operator_t softmax_ = nullptr;
   size_t vocab_ = 0;
 };
+
+// The normalizer over the ids a choice may make: `lse` and `probabilities`
+// from LogSumExp::Of on the same row, without the ids in `excluded` (a
+// model's banned ids, </s> before min_length), so that the allowed ids'
+// log-probabilities sum to one, as CTranslate2 computes them. When the
+// excluded ids hold nearly all the probability, the sum is taken again over
+// the allowed logits, in double. -inf when nothing is allowed.
+float ExcludingIds(float lse, const float* logits, const float* probabilities, size_t vocab,
+                   const BannedIds& excluded);
 
 }  // namespace edgemt

@@ -48,7 +48,7 @@ bool Report(const TextResult& result, size_t line_number) {
 }
 
 // The options the command line left to the model (ModelDecodeDefaults):
-// its own beam size and length limit, when it states them.
+// its own beam size, length limit and length penalty, when it states them.
 Result<Options> WithModelDefaults(Options options, const ModelConfig& config) {
   if (options.beam_size == 0) {
     const bool greedy_only = options.sampling_topk != 1 || options.stream;
@@ -59,6 +59,8 @@ Result<Options> WithModelDefaults(Options options, const ModelConfig& config) {
                                                       std::to_string(options.beam_size) + " (set --beam-size)");
   }
   if (options.max_length == 0) options.max_length = ModelDecodeDefaults(config, INT_MAX).max_length;
+  if (options.length_penalty == Options::kUnsetLengthPenalty)
+    options.length_penalty = ModelDecodeDefaults(config, INT_MAX).length_penalty;
   return options;
 }
 

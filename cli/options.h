@@ -21,7 +21,8 @@ struct Options {
   int max_length = 0;  // 0: the model's default, else the reference rule, min(2 * source + 10, model positions)
   int min_length = 0;
   int beam_size = 0;          // 1: greedy; 0: the model's default beam size (1 without one, or to sample or stream)
-  float length_penalty = 1.0f;
+  static constexpr float kUnsetLengthPenalty = -1e9f;  // the model's own (ModelDecodeDefaults), else 1
+  float length_penalty = kUnsetLengthPenalty;
   int n_best = 0;             // 0: one line per input line; N: N lines "INDEX ||| TRANSLATION ||| SCORE"
   bool scores = false;        // prefix each line with its score and a tab
   int sampling_topk = 1;      // 1: no sampling

@@ -45,7 +45,8 @@ def _tensors(model):
     return len(out), len(n8), sum(s for s, _ in out), sum(n8)
 
 
-_ACT_DISPLAY = {ir.ACT_RELU: "ReLU", ir.ACT_GELU: "GELU (erf)", ir.ACT_SILU: "SiLU"}
+_ACT_DISPLAY = {ir.ACT_RELU: "ReLU", ir.ACT_GELU: "GELU (erf)", ir.ACT_SILU: "SiLU", ir.ACT_GELU_TANH: "GELU (tanh)",
+                ir.ACT_GELU_SIGMOID: "GELU (sigmoid)"}
 
 
 def describe_model(model):
@@ -53,7 +54,9 @@ def describe_model(model):
     pos = ir.POS_NAMES[c.position_encoding]
     pos = "learned table" if pos == "learned" else "sinusoidal (%s)" % pos
     tok = "none (token ids only)"
-    if model.tokenizer is not None:
+    if model.tokenizer is not None and model.tokenizer.source_model is None:
+        tok = "tokens separated by spaces"
+    elif model.tokenizer is not None:
         tok = "SentencePiece, %s bytes%s" % (format(len(model.tokenizer.source_model), ","),
                                              "" if model.tokenizer.target_model is None else " + target model")
     vocab = model.tokenizer is not None and model.tokenizer.source_vocabulary is not None

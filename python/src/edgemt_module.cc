@@ -115,6 +115,7 @@ PYBIND11_MODULE(_edgemt, m) {
             py::dict defaults;
             defaults["beam_size"] = d.beam_size;
             defaults["max_length"] = d.max_length;
+            defaults["length_penalty"] = d.length_penalty;
             return defaults;
           },
           py::arg("max_beam_size"), py::arg("greedy_only"),

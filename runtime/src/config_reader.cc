@@ -55,6 +55,8 @@ Status ReadKinds(const fb::Config* c, ModelConfig* out) {
     case fb::Activation::ReLU: out->activation = Activation::kReLU; break;
     case fb::Activation::GELU: out->activation = Activation::kGELU; break;
     case fb::Activation::SiLU: out->activation = Activation::kSiLU; break;
+    case fb::Activation::GELUTanh: out->activation = Activation::kGELUTanh; break;
+    case fb::Activation::GELUSigmoid: out->activation = Activation::kGELUSigmoid; break;
     default: return Invalid("unknown activation " + std::to_string(static_cast<int>(c->activation())));
   }
   switch (c->position_encoding()) {
@@ -63,11 +65,16 @@ Status ReadKinds(const fb::Config* c, ModelConfig* out) {
       break;
     case fb::PositionEncoding::SinusoidalHalves: out->position_encoding = PositionEncoding::kSinusoidalHalves; break;
     case fb::PositionEncoding::Learned: out->position_encoding = PositionEncoding::kLearned; break;
+    case fb::PositionEncoding::SinusoidalOpenNMT:
+      out->position_encoding = PositionEncoding::kSinusoidalOpenNMT;
+      break;
     default:
       return Invalid("unknown position encoding " + std::to_string(static_cast<int>(c->position_encoding())));
   }
   if (out->position_encoding != PositionEncoding::kLearned && out->d_model % 2 != 0)
     return Invalid("sinusoidal positions need an even d_model");
+  if (out->position_encoding == PositionEncoding::kSinusoidalOpenNMT && out->d_model < 4)
+    return Invalid("OpenNMT's sinusoidal positions need a d_model of at least 4");
   return Status::Ok();
 }
 
@@ -89,8 +96,12 @@ Status ReadIds(const fb::Config* c, ModelConfig* out) {
   };
   EDGEMT_RETURN_IF_ERROR(check_id(out->pad_id, out->source_vocab_size, "pad_id", "source"));
   EDGEMT_RETURN_IF_ERROR(check_id(out->eos_id, out->target_vocab_size, "eos_id", "target"));
-  // Sources end with </s> too.
-  EDGEMT_RETURN_IF_ERROR(check_id(out->eos_id, out->source_vocab_size, "eos_id", "source"));
+  EDGEMT_RETURN_IF_ERROR(check_id(out->unk_id, out->target_vocab_size, "unk_id", "target"));
+  out->source_bos = c->source_bos();
+  out->source_eos = c->source_eos();
+  // Sources end with </s> (and may start with <s>) too.
+  if (out->source_eos) EDGEMT_RETURN_IF_ERROR(check_id(out->eos_id, out->source_vocab_size, "eos_id", "source"));
+  if (out->source_bos) EDGEMT_RETURN_IF_ERROR(check_id(out->bos_id, out->source_vocab_size, "bos_id", "source"));
   EDGEMT_RETURN_IF_ERROR(check_id(out->decoder_start_id, out->target_vocab_size, "decoder_start_id", "target"));
   if (const auto* banned = c->banned_ids()) {
     if (banned->size() > static_cast<uint32_t>(ModelConfig::kMaxBannedIds))
@@ -106,6 +117,9 @@ Status ReadIds(const fb::Config* c, ModelConfig* out) {
   if (c->default_beam_size() > 1024 || c->default_max_length() > (1u << 16))
     return Invalid("default_beam_size " + std::to_string(c->default_beam_size()) + " or default_max_length " +
                    std::to_string(c->default_max_length()) + " is out of range");
+  if (!(c->default_length_penalty() >= -100.0f && c->default_length_penalty() <= 100.0f))
+    return Invalid("default_length_penalty " + std::to_string(c->default_length_penalty()) + " is out of range");
+  out->default_length_penalty = c->default_length_penalty();
   out->default_beam_size = static_cast<int>(c->default_beam_size());
   out->default_max_length = static_cast<int>(c->default_max_length());
   return Status::Ok();

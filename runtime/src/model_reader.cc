@@ -164,7 +164,7 @@ Status ReadVocabularies(const fb::Tokenizer* tokenizer, const ModelConfig& confi
     if (target != nullptr) return Invalid("the tokenizer has a target vocabulary without a source vocabulary");
     return Status::Ok();
   }
-  if (tokenizer->source_model() == nullptr) return Invalid("the tokenizer has vocabularies but no SentencePiece model");
+  // 2.3: vocabularies without a SentencePiece model are plain tokens.
   auto check = [](const flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>* pieces, int vocab,
                   const char* side) -> Status {
     if (pieces->size() != static_cast<uint32_t>(vocab))

@@ -60,7 +60,8 @@ struct TextTranslator::Impl {
     return Status::Ok();
   }
 
-  // Applies the length limit to a source that ends with </s>.
+  // Applies the length limit to a source (its </s>, if the model's sources
+  // end with one, stays last).
   Status Limit(std::vector<int32_t>* ids, std::string* warning) const {
     const ModelConfig& config = model->config();
     const size_t limit = static_cast<size_t>(translator->options().max_source_length);
@@ -69,15 +70,21 @@ struct TextTranslator::Impl {
         "the source has " + std::to_string(ids->size()) + " tokens, more than the limit of " + std::to_string(limit);
     if (options.long_input == LongInput::kError) return Status(StatusCode::kInvalidArgument, message);
     *warning = message + ": translating its first " + std::to_string(limit);
-    ids->resize(limit - 1);
-    ids->push_back(config.eos_id);
+    if (config.source_eos) {
+      ids->resize(limit - 1);
+      ids->push_back(config.eos_id);
+    } else {
+      ids->resize(limit);
+    }
     return Status::Ok();
   }
 
   Status IdsOfText(const std::string& text, std::vector<int32_t>* ids, std::string* warning) const {
     EDGEMT_RETURN_IF_ERROR(source_tokenizer->Encode(text, ids));
-    if (ids->empty()) return Status::Ok();  // nothing SentencePiece keeps: a blank source
-    ids->push_back(model->config().eos_id);
+    if (ids->empty()) return Status::Ok();  // nothing the tokenizer keeps: a blank source
+    const ModelConfig& config = model->config();
+    if (config.source_bos) ids->insert(ids->begin(), config.bos_id);
+    if (config.source_eos) ids->push_back(config.eos_id);
     return Limit(ids, warning);
   }
 
@@ -302,6 +309,7 @@ DecodeOptions ModelDecodeDefaults(const ModelConfig& config, int max_beam_size, 
   DecodeOptions decode;
   if (!greedy_only && config.default_beam_size > 1) decode.beam_size = std::min(config.default_beam_size, max_beam_size);
   decode.max_length = config.default_max_length;
+  decode.length_penalty = config.default_length_penalty;
   return decode;
 }
 

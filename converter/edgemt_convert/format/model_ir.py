@@ -13,13 +13,14 @@ import numpy as np
 
 # Enum values of schema/edgemt.fbs.
 NORM_POST, NORM_PRE = 0, 1
-ACT_RELU, ACT_GELU, ACT_SILU = 0, 1, 2
-POS_INTERLEAVED, POS_HALVES, POS_LEARNED = 0, 1, 2
+ACT_RELU, ACT_GELU, ACT_SILU, ACT_GELU_TANH, ACT_GELU_SIGMOID = 0, 1, 2, 3, 4
+POS_INTERLEAVED, POS_HALVES, POS_LEARNED, POS_OPENNMT = 0, 1, 2, 3
 TYPE_FLOAT32, TYPE_INT8, TYPE_INT4 = 0, 1, 2
 
 NORM_NAMES = {NORM_POST: "post", NORM_PRE: "pre"}
-ACT_NAMES = {ACT_RELU: "relu", ACT_GELU: "gelu", ACT_SILU: "silu"}
-POS_NAMES = {POS_INTERLEAVED: "interleaved", POS_HALVES: "halves", POS_LEARNED: "learned"}
+ACT_NAMES = {ACT_RELU: "relu", ACT_GELU: "gelu", ACT_SILU: "silu", ACT_GELU_TANH: "gelu-tanh",
+             ACT_GELU_SIGMOID: "gelu-sigmoid"}
+POS_NAMES = {POS_INTERLEAVED: "interleaved", POS_HALVES: "halves", POS_LEARNED: "learned", POS_OPENNMT: "opennmt"}
 
 
 @dataclass
@@ -143,11 +144,14 @@ class Config:
     banned_ids: Optional[List[int]] = None    # None: not stated (format 2.2 field)
     default_beam_size: int = 0                # 0: not stated
     default_max_length: int = 0
+    source_bos: bool = False                  # format 2.3: bos_id before a source's tokens
+    source_eos: bool = True                   # format 2.3: eos_id after them
+    default_length_penalty: float = 1.0       # format 2.3: 1: not stated (the runtime's default)
 
 
 @dataclass
 class Tokenizer:
-    source_model: bytes
+    source_model: Optional[bytes]             # None (format 2.3): text is tokens separated by spaces
     target_model: Optional[bytes] = None
     # The piece of each model id when the model's ids are not SentencePiece's
     # (Marian); target_vocabulary None: the source one serves both sides.
@@ -163,12 +167,15 @@ class Metadata:
     source_checkpoint: str = ""
     dtype: str = "float32"
     quantization_summary: str = ""
+    source_language_name: str = ""            # format 2.3
+    target_language_name: str = ""
 
 
 FORMAT_MAJOR = 2
 FORMAT_MINOR = 0          # a file states the oldest minor version that reads it fully
 FORMAT_MINOR_INT4 = 1     # Int4 tensors
 FORMAT_MINOR_VOCABULARY = 2  # vocabularies, banned ids, default decoding settings
+FORMAT_MINOR_CTRANSLATE2 = 3  # GELU approximations, OpenNMT's sinusoid, source bos/eos, plain-token vocabularies
 
 
 @dataclass

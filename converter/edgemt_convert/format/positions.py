@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-LAYOUTS = ("interleaved", "halves")
+LAYOUTS = ("interleaved", "halves", "opennmt")
 
 
 def sinusoid_table(max_positions, d_model, layout):
@@ -11,17 +11,24 @@ def sinusoid_table(max_positions, d_model, layout):
 
     interleaved: pe[p, 2i] = sin(p w_i), pe[p, 2i+1] = cos(p w_i)
     halves:      pe[p, i]  = sin(p w_i), pe[p, d/2 + i] = cos(p w_i)
-    with w_i = exp(-2i ln(10000) / d_model). This is the exact table the
+    with w_i = exp(-2i ln(10000) / d_model);
+    opennmt:     pe[p, i]  = sin((p + 1) v_i), pe[p, d/2 + i] = cos((p + 1) v_i)
+    with v_i = exp(-i ln(10000) / (d/2 - 1)) (OpenNMT-tf's and CTranslate2's
+    table: positions count from 1). This is the exact table the
     runtime approximates; training code computes it in float32 and differs
     from it by up to ~max_positions * 2^-23 (see matches_sinusoid)."""
     pos = np.arange(max_positions, dtype=np.float64)[:, None]
     w = np.exp(np.arange(0, d_model, 2, dtype=np.float64) * (-math.log(10000.0) / d_model))
+    if layout == "opennmt":
+        half = d_model // 2
+        pos = pos + 1
+        w = np.exp(np.arange(half, dtype=np.float64) * (-math.log(10000.0) / max(half - 1, 1)))
     angle = pos * w
     pe = np.zeros((max_positions, d_model), dtype=np.float64)
     if layout == "interleaved":
         pe[:, 0::2] = np.sin(angle)
         pe[:, 1::2] = np.cos(angle)
-    elif layout == "halves":
+    elif layout in ("halves", "opennmt"):
         pe[:, : d_model // 2] = np.sin(angle)
         pe[:, d_model // 2:] = np.cos(angle)
     else:

@@ -127,14 +127,16 @@ def _config(c):
         pad_id=c.PadId(), unk_id=c.UnkId(), bos_id=c.BosId(), eos_id=c.EosId(),
         decoder_start_id=c.DecoderStartId(),
         banned_ids=None if c.BannedIdsIsNone() else [int(i) for i in c.BannedIdsAsNumpy()],
-        default_beam_size=c.DefaultBeamSize(), default_max_length=c.DefaultMaxLength())
+        default_beam_size=c.DefaultBeamSize(), default_max_length=c.DefaultMaxLength(),
+        source_bos=bool(c.SourceBos()), source_eos=bool(c.SourceEos()),
+        default_length_penalty=float(np.float32(c.DefaultLengthPenalty())))
 
 
 def _tokenizer(tok):
     if tok is None:
         return None
     return ir.Tokenizer(
-        source_model=tok.SourceModelAsNumpy().tobytes(),
+        source_model=None if tok.SourceModelIsNone() else tok.SourceModelAsNumpy().tobytes(),
         target_model=None if tok.TargetModelIsNone() else tok.TargetModelAsNumpy().tobytes(),
         source_vocabulary=_strings(tok, "SourceVocabulary"),
         target_vocabulary=_strings(tok, "TargetVocabulary"))

@@ -5,7 +5,9 @@ ids as the runtime's Tokenizer computes them.
 The seed layout has one joint model for both languages, stored once
 (Tokenizer.source_model, no target_model), and its ids are the model's.
 Marian models map pieces through their own vocabularies
-(Tokenizer.source_vocabulary / target_vocabulary).
+(Tokenizer.source_vocabulary / target_vocabulary). A model with
+vocabularies and no SentencePiece model (CTranslate2's, format 2.3) takes
+tokens separated by spaces.
 """
 from ..errors import ConversionError
 
@@ -31,16 +33,26 @@ class TextCodec:
         tok = model.tokenizer
         if tok is None:
             raise ConversionError("the model has no tokenizer: use token ids")
-        self.source = load_processor(tok.source_model)
+        self.plain = tok.source_model is None
+        if self.plain and tok.source_vocabulary is None:
+            raise ConversionError("the tokenizer has neither a SentencePiece model nor a vocabulary")
+        self.source = None if self.plain else load_processor(tok.source_model)
         self.target = load_processor(tok.target_model) if tok.target_model is not None else self.source
         self.source_pieces = tok.source_vocabulary
         self.target_pieces = tok.target_vocabulary or tok.source_vocabulary
         self.source_ids = None
         if self.source_pieces is not None:
-            self.source_ids = {p: i for i, p in enumerate(self.source_pieces)}
+            self.source_ids = {}
+            for i, p in enumerate(self.source_pieces):
+                self.source_ids.setdefault(p, i)      # a repeated token keeps its first id
         self.unk_id = model.config.unk_id
+        if self.source_ids is not None:
+            # The source side's own <unk>: the vocabularies may differ in size.
+            self.unk_id = self.source_ids.get(self.target_pieces[model.config.unk_id], self.unk_id)
 
     def encode(self, text):
+        if self.plain:
+            return [self.source_ids.get(t, self.unk_id) for t in text.split()]
         if self.source_ids is None:
             return self.source.encode(text)
         code, rest = split_language_token(text)
@@ -48,6 +60,8 @@ class TextCodec:
         return [self.source_ids.get(p, self.unk_id) for p in pieces]
 
     def decode(self, ids):
+        if self.plain:
+            return " ".join(self.target_pieces[i] for i in ids)
         if self.target_pieces is None:
             return self.target.decode(list(ids))
         # As MarianTokenizer: a piece the target model lacks (a shared vocabulary

@@ -15,8 +15,10 @@ from .int4_encoding import pack_nibbles, to_bfloat16
 from .schema import accessor, fb
 
 DATA_ALIGNMENT = 64
-# Config fields a file has only when they are not 0 (format 2.2).
-_UNLESS_ZERO = ("default_beam_size", "default_max_length")
+# Config fields a file has only when they are not their default (formats 2.2
+# and 2.3), so that an older file written again stays what it was.
+_UNLESS_DEFAULT = {"default_beam_size": 0, "default_max_length": 0, "source_bos": False, "source_eos": True,
+                   "default_length_penalty": 1.0, "source_language_name": "", "target_language_name": ""}
 
 
 def _tensor(b, t, f):
@@ -85,12 +87,12 @@ def _table(b, obj, f):
     """The table of a model_ir dataclass, whose fields are the schema's, in
     its order: every value written first, then each field added in turn."""
     name = type(obj).__name__
-    fields = [(fld.name, _value(b, getattr(obj, fld.name), f)) for fld in dataclasses.fields(obj)]
+    fields = [(fld.name, _value(b, getattr(obj, fld.name), f)) for fld in dataclasses.fields(obj)
+              if not (fld.name in _UNLESS_DEFAULT and getattr(obj, fld.name) == _UNLESS_DEFAULT[fld.name])]
     module = getattr(f, name)
     getattr(module, name + "Start")(b)
     for field, value in fields:
-        # Format 2.2's decoding defaults only when stated: a 2.0 or 2.1 file stays what it was.
-        if value is None or (field in _UNLESS_ZERO and not value):
+        if value is None:
             continue
         getattr(module, name + "Add" + accessor(field))(b, value)
     return getattr(module, name + "End")(b)
@@ -101,7 +103,7 @@ def _size_estimate(model):
     for t in _all_arrays(model):
         n += t.nbytes + 2 * DATA_ALIGNMENT
     if model.tokenizer is not None:
-        n += len(model.tokenizer.source_model) + len(model.tokenizer.target_model or b"")
+        n += len(model.tokenizer.source_model or b"") + len(model.tokenizer.target_model or b"")
         for pieces in (model.tokenizer.source_vocabulary, model.tokenizer.target_vocabulary):
             n += sum(len(p.encode("utf-8")) + 12 for p in pieces or ())
     return n

@@ -58,10 +58,10 @@ def parser():
 
 
 def _load(args):
-    from ..sources import load_float_model
+    from ..sources import load_checkpoint
     from ..format.reader import read
     if args.checkpoint:
-        model, _, _ = load_float_model(args.checkpoint)
+        model = load_checkpoint(args.checkpoint).model
     else:
         model = read(args.model)
     return model
@@ -90,7 +90,7 @@ def _read_inputs(args, model, codec):
     if lines and lines[-1] == "":
         lines.pop()
     if args.input:
-        return [source_ids(codec, l, c.max_positions, c.eos_id) for l in lines]
+        return [source_ids(codec, l, c) for l in lines]
     out = []
     for n, line in enumerate(lines, 1):
         ids = parse_id_line(line, c.source_vocab_size, "%s:%d" % (path, n))[: c.max_positions]

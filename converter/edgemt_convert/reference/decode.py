@@ -1,6 +1,7 @@
 """The greedy decoding rule shared with the runtime.
 
-  source ids = the text's ids (tokenizer.TextCodec; at most max_positions - 1) + eos
+  source ids = [bos, if Config.source_bos] + the text's ids (tokenizer.TextCodec;
+  at most max_positions minus the specials) + [eos, unless Config.source_eos is off]
   the decoder starts from decoder_start_id; each step takes the argmax of
   the last position's logits (float output, int8 models too), lowest id on ties
   stop at eos (not emitted) or after max_steps = min(2 * S + 10, max_positions)
@@ -14,10 +15,12 @@ import numpy as np
 import torch
 
 
-def source_ids(codec, text, max_positions, eos_id):
+def source_ids(codec, text, config):
     """Encoder input for one line of text (codec: tokenizer.TextCodec)."""
-    ids = codec.encode(text.rstrip("\n"))[: max_positions - 1]
-    return ids + [eos_id]
+    head = [config.bos_id] if config.source_bos else []
+    tail = [config.eos_id] if config.source_eos else []
+    ids = codec.encode(text.rstrip("\n"))[: config.max_positions - len(head) - len(tail)]
+    return head + ids + tail
 
 
 def max_steps(source_length, max_positions, max_length=None):

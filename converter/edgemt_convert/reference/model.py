@@ -71,7 +71,9 @@ class ReferenceModel:
         self.d_head = c.d_model // c.num_heads
         eps = c.layer_norm_epsilon
         relu = c.activation == ir.ACT_RELU
-        self.act = {ir.ACT_RELU: F.relu, ir.ACT_GELU: F.gelu, ir.ACT_SILU: F.silu}[c.activation]
+        self.act = {ir.ACT_RELU: F.relu, ir.ACT_GELU: F.gelu, ir.ACT_SILU: F.silu,
+                    ir.ACT_GELU_TANH: lambda x: F.gelu(x, approximate="tanh"),
+                    ir.ACT_GELU_SIGMOID: lambda x: x * torch.sigmoid(1.702 * x)}[c.activation]
 
         self.ops = {}
         for name, lin in model.named_linears():

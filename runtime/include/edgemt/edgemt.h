@@ -143,7 +143,8 @@ EDGEMT_API edgemt_status edgemt_translate_text(edgemt_translator* translator, co
  * every source (NULL arguments, options out of the translator's limits). */
 EDGEMT_API edgemt_status edgemt_translate_batch(edgemt_translator* translator, const char* const* texts, size_t count,
                                                 const edgemt_decode_options* options, edgemt_results** results);
-/* Token ids to results: sources[i][0..lengths[i]), each ending with </s>. */
+/* Token ids to results: sources[i][0..lengths[i]), each as the model takes a
+ * source (ending with </s>, unless its config says source_eos false). */
 EDGEMT_API edgemt_status edgemt_translate_ids(edgemt_translator* translator, const int32_t* const* sources,
                                               const size_t* lengths, size_t count,
                                               const edgemt_decode_options* options, edgemt_results** results);

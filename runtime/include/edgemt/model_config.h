@@ -6,8 +6,10 @@
 namespace edgemt {
 
 enum class NormPlacement { kPostLN, kPreLN };
-enum class Activation { kReLU, kGELU, kSiLU };
-enum class PositionEncoding { kSinusoidalInterleaved, kSinusoidalHalves, kLearned };
+// kGELU is the exact (erf) form; kGELUTanh and kGELUSigmoid its approximations.
+enum class Activation { kReLU, kGELU, kSiLU, kGELUTanh, kGELUSigmoid };
+// kSinusoidalOpenNMT: OpenNMT-tf's and CTranslate2's table (positions from 1).
+enum class PositionEncoding { kSinusoidalInterleaved, kSinusoidalHalves, kLearned, kSinusoidalOpenNMT };
 
 // The hyperparameters a model file declares (see schema/edgemt.fbs).
 struct ModelConfig {
@@ -43,6 +45,13 @@ struct ModelConfig {
   // (0: none stated): a beam size and a limit on output ids (</s> included).
   int default_beam_size = 0;
   int default_max_length = 0;
+  // Whether a source is bos_id, its tokens, eos_id (CTranslate2's
+  // add_source_bos / add_source_eos); the text layer adds them.
+  bool source_bos = false;
+  bool source_eos = true;
+  // The checkpoint's own length penalty (an Argos Translate package's 0.2),
+  // for callers that do not choose; 1 when the file states none.
+  float default_length_penalty = 1.0f;
 };
 
 }  // namespace edgemt

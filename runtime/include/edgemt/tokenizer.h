@@ -1,7 +1,9 @@
 // Text to token ids and back with the SentencePiece model stored in the
-// model file. In a build without SentencePiece (EDGEMT_WITH_SENTENCEPIECE
-// off) every call fails with kUnsupported; the core (ids in, ids out) does
-// not need it. Unlike translation, this allocates.
+// model file, or, for a model whose vocabularies come without one
+// (CTranslate2's), tokens separated by spaces. In a build without
+// SentencePiece (EDGEMT_WITH_SENTENCEPIECE off) creating a tokenizer of a
+// SentencePiece model fails with kUnsupported; the core (ids in, ids out)
+// does not need it. Unlike translation, this allocates.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +26,9 @@ class Tokenizer {
   // that are not SentencePiece's) maps pieces through them: a source text's
   // pieces become their ids (<unk>'s for a piece the vocabulary lacks; a
   // leading ">>xx<<" language token is one piece), and output ids become
-  // their pieces for SentencePiece to join. The model must outlive the
+  // their pieces for SentencePiece to join; without a SentencePiece model,
+  // the text's tokens are what spaces separate, and output tokens are
+  // joined by one space. The model must outlive the
   // tokenizer (it reads the model's mapped bytes). `share`: another tokenizer of the same model
   // file; when one SentencePiece model serves both languages, the new
   // tokenizer uses the copy `share` loaded rather than loading its own

@@ -14,6 +14,15 @@ void ApplyActivation(Activation activation, float* x, size_t n) {
     case Activation::kSiLU:
       for (size_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::exp(-x[i]));
       break;
+    case Activation::kGELUTanh:  // 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))
+      for (size_t i = 0; i < n; ++i) {
+        const float v = x[i];
+        x[i] = 0.5f * v * (1.0f + std::tanh(0.79788456080286536f * (v + 0.044715f * v * v * v)));
+      }
+      break;
+    case Activation::kGELUSigmoid:  // x sigmoid(1.702 x)
+      for (size_t i = 0; i < n; ++i) x[i] = x[i] / (1.0f + std::exp(-1.702f * x[i]));
+      break;
   }
 }
 

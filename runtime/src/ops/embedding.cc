@@ -7,14 +7,21 @@ namespace edgemt {
 
 void FillSinusoidalTable(PositionEncoding layout, size_t num_positions, size_t d, float* table) {
   const size_t half = d / 2;
-  const float exponent_step = static_cast<float>(-std::log(10000.0) / static_cast<double>(d));
+  // OpenNMT (CTranslate2): frequency i is exp(-i ln(10000) / (d/2 - 1)) and
+  // positions count from 1; the others: exp(-2i ln(10000) / d), from 0.
+  const bool opennmt = layout == PositionEncoding::kSinusoidalOpenNMT;
+  // (The OpenNMT step in float, as CTranslate2 computes it.)
+  const float exponent_step = opennmt ? -(std::log(10000.0f) / static_cast<float>(half - 1))
+                                      : static_cast<float>(-std::log(10000.0) / static_cast<double>(d));
+  const size_t first_position = opennmt ? 1 : 0;
   // The frequencies once (the same floats as per element: loading is timed).
   std::vector<float> frequencies(half);
-  for (size_t i = 0; i < half; ++i) frequencies[i] = std::exp(static_cast<float>(2 * i) * exponent_step);
+  for (size_t i = 0; i < half; ++i)
+    frequencies[i] = std::exp(static_cast<float>(opennmt ? i : 2 * i) * exponent_step);
   for (size_t p = 0; p < num_positions; ++p) {
     float* row = table + p * d;
     for (size_t i = 0; i < half; ++i) {
-      const float angle = static_cast<float>(p) * frequencies[i];
+      const float angle = static_cast<float>(p + first_position) * frequencies[i];
       if (layout == PositionEncoding::kSinusoidalInterleaved) {
         row[2 * i] = std::sin(angle);
         row[2 * i + 1] = std::cos(angle);

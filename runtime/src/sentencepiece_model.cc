@@ -1,0 +1,67 @@
+// PieceModel on SentencePiece.
+#include <sentencepiece_processor.h>
+
+#include <new>
+
+#include "piece_model.h"
+
+// SentencePiece's logging switch (its util.cc; the public header leaves it
+// out). Its INFO lines, such as "precompiled_charsmap is empty" for every
+// model without a normalization table, are no business of a user's stderr.
+namespace sentencepiece::logging {
+void SetMinLogLevel(int v);
+}  // namespace sentencepiece::logging
+
+namespace edgemt {
+namespace {
+
+// SentencePiece's API takes its own absl::string_view (a small class of
+// its own in the upstream header that kernel-deps builds from).
+absl::string_view SpmText(std::string_view text) { return absl::string_view(text.data(), text.size()); }
+
+Status Failed(const char* what, const sentencepiece::util::Status& status) {
+  return Status(StatusCode::kInvalidArgument, std::string(what) + status.ToString());
+}
+
+class SentencePieceModel final : public PieceModel {
+ public:
+  sentencepiece::SentencePieceProcessor processor;
+
+  int size() const override { return processor.GetPieceSize(); }
+  int eos_id() const override { return processor.eos_id(); }
+
+  Status EncodeIds(std::string_view text, std::vector<int32_t>* ids) const override {
+    std::vector<int> pieces;
+    const auto status = processor.Encode(SpmText(text), &pieces);
+    if (!status.ok()) return Failed("cannot tokenize the text: ", status);
+    ids->assign(pieces.begin(), pieces.end());
+    return Status::Ok();
+  }
+  Status EncodePieces(std::string_view text, std::vector<std::string>* pieces) const override {
+    const auto status = processor.Encode(SpmText(text), pieces);
+    return status.ok() ? Status::Ok() : Failed("cannot tokenize the text: ", status);
+  }
+  Status DecodeIds(const int32_t* ids, size_t count, std::string* text) const override {
+    const std::vector<int> pieces(ids, ids + count);
+    const auto status = processor.Decode(pieces, text);
+    return status.ok() ? Status::Ok() : Failed("cannot detokenize: ", status);
+  }
+  Status DecodePieces(const std::vector<std::string>& pieces, std::string* text) const override {
+    const auto status = processor.Decode(pieces, text);
+    return status.ok() ? Status::Ok() : Failed("cannot detokenize: ", status);
+  }
+};
+
+}  // namespace
+
+Result<std::shared_ptr<const PieceModel>> LoadPieceModel(std::string_view serialized) {
+  static const bool quiet = (sentencepiece::logging::SetMinLogLevel(1), true);  // warnings and errors only
+  (void)quiet;
+  auto model = std::shared_ptr<SentencePieceModel>(new (std::nothrow) SentencePieceModel);
+  if (!model) return Status(StatusCode::kResourceExhausted, "out of memory");
+  const auto loaded = model->processor.LoadFromSerializedProto(SpmText(serialized));
+  if (!loaded.ok()) return Status(StatusCode::kInvalidModel, "cannot be loaded: " + loaded.ToString());
+  return std::shared_ptr<const PieceModel>(std::move(model));
+}
+
+}  // namespace edgemt

@@ -1,5 +1,6 @@
-"""edgemt-convert: a trained seed-layout checkpoint or an OPUS-MT / Hugging Face
-Marian model directory -> one .edgemt file."""
+"""edgemt-convert: a trained seed-layout checkpoint, an OPUS-MT / Hugging Face
+Marian model directory, a CTranslate2 model directory or an Argos Translate
+package -> one .edgemt file."""
 import argparse
 import signal
 import sys
@@ -17,6 +18,8 @@ examples (from the repository root, with the shared folder beside it):
   converter/edgemt-convert ../shared/models/multi30k-ende --out m.f32.edgemt --dtype float32
   converter/edgemt-convert ../shared/models/multi30k-ende --out m.int4.edgemt --dtype int4
   converter/edgemt-convert opus-mt-en-de --out opus-mt-en-de.int8.edgemt   # a Marian model from the hub
+  converter/edgemt-convert ende_ct2/ --out ende.int8.edgemt                   # a CTranslate2 directory
+  converter/edgemt-convert translate-en_de-1_9.argosmodel --out en-de.int8.edgemt  # an Argos Translate package
 
 int8 (format 2.0, docs/int8.md): weights symmetric per row; the runtime
 quantizes each input row of an int8 Linear itself, so nothing is calibrated
@@ -29,8 +32,10 @@ whose int4 output error is too large stays int8. See converter/README.md.
 def parser():
     p = argparse.ArgumentParser(prog=PROG, description=__doc__, epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("checkpoint", help="checkpoint directory: model.pt, config.json [, spm.model]; or a Marian model "
-                                      "directory (config.json model_type marian, converter/README.md)")
+    p.add_argument("checkpoint", help="checkpoint directory: model.pt, config.json [, spm.model]; a Marian model "
+                                      "directory (config.json model_type marian); a CTranslate2 model directory "
+                                      "(model.bin); or an Argos Translate package (.argosmodel, or its unpacked "
+                                      "folder): converter/README.md")
     p.add_argument("--out", required=True, help="output .edgemt file")
     p.add_argument("--dtype", choices=("int8", "int4", "float32"), default="int8", help="weights (default: int8)")
     p.add_argument("--block-size", metavar="N", type=int,

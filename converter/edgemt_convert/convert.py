@@ -4,8 +4,9 @@
   (sources/: the seed layout, a Hugging Face Marian directory)
   float32: write it.
   int8:    quantize the weights per row (quantize/model.py), keeping the
-           Linears named by --keep-float in float32; write it with the
-           quantization report in Metadata.quantization_summary.
+           Linears named by --keep-float in float32 and the int8 weights a
+           format stored quantized (CTranslate2's) as they are; write it
+           with the quantization report in Metadata.quantization_summary.
   int4:    measure each Linear's int4 error on the model's own activations
            (quantize/int4_plan.py, recorded by reference/record.py), then
            quantize as int8 with the Linears that pass in int4 (docs/int4.md);
@@ -24,7 +25,7 @@ from .errors import ConversionError
 from .format import model_ir as ir
 from .outfile import check_writable, write_atomic
 from .progress import Steps
-from .sources import load_float_model
+from .sources import load_checkpoint
 
 
 @dataclass
@@ -58,7 +59,8 @@ def convert(opts, out=None):
     check_writable(opts.out)
     steps = Steps(opts.progress)
     t0 = time.perf_counter()
-    model, weights, notes = load_float_model(opts.checkpoint, opts.source_language, opts.target_language, opts.dtype)
+    imported = load_checkpoint(opts.checkpoint, opts.source_language, opts.target_language, opts.dtype)
+    model, weights, notes = imported.model, imported.weights, imported.notes
     keep = parse_keep_float(opts.keep_float, model)
     if keep and opts.dtype == "float32":
         raise ConversionError("--keep-float applies to int8 and int4 files only")
@@ -67,9 +69,9 @@ def convert(opts, out=None):
 
     quant = None
     if opts.dtype == "int8":
-        model, quant = to_int8(model, keep, steps)
+        model, quant = to_int8(model, keep, steps, stored=imported.quantized)
     elif opts.dtype == "int4":
-        model, quant = to_int4(model, keep, opts.block_size, steps)
+        model, quant = to_int4(model, keep, opts.block_size, steps, stored=imported.quantized)
 
     from .summary import summarize
     t0 = time.perf_counter()
@@ -101,19 +103,20 @@ class Quantization:
     int4: Optional[object] = None    # quantize.int4_plan.Int4Plan for int4 files
 
 
-def to_int8(model, keep, steps, int4=None):
-    """(int8 model, Quantization) with the Linears in `keep` left float32
-    and those in `int4` ({name: int4 ir.Tensor}) in int4."""
+def to_int8(model, keep, steps, int4=None, stored=None):
+    """(int8 model, Quantization) with the Linears in `keep` left float32,
+    those in `int4` ({name: int4 ir.Tensor}) in int4, and those in `stored`
+    (int8 as the source format quantized them) unchanged."""
     from .quantize.model import linear_names, quantize_model
     t0 = time.perf_counter()
     n = len(linear_names(model)) - len(keep) + 1 + (model.encoder.token_embedding is not None)
     with steps.bar("int4 weights" if int4 else "int8 weights", n) as bar:
-        qmodel, reports = quantize_model(model, keep_float=keep, int4=int4, progress=bar.update)
+        qmodel, reports = quantize_model(model, keep_float=keep, int4=int4, progress=bar.update, stored=stored)
     steps.timed("quantize", t0)
     return qmodel, Quantization(reports=reports, kept_float=list(keep))
 
 
-def to_int4(model, keep, block, steps):
+def to_int4(model, keep, block, steps, stored=None):
     """(int4 model, Quantization): int4_plan decides which Linears are int4."""
     from .quantize.int4_plan import DEFAULT_BLOCK, plan_int4
     from .quantize.model import linear_names
@@ -122,7 +125,7 @@ def to_int4(model, keep, block, steps):
     with steps.bar("int4 layer errors", len(linear_names(model)) - len(keep)) as bar:
         plan = plan_int4(model, block or DEFAULT_BLOCK, record_linear_inputs, keep_float=keep, progress=bar.update)
     steps.timed("measure", t0)
-    qmodel, quant = to_int8(model, keep, steps, int4=plan.int4)
+    qmodel, quant = to_int8(model, keep, steps, int4=plan.int4, stored=stored)
     quant.int4 = plan
     return qmodel, quant
 

@@ -117,7 +117,7 @@ class BadCheckpoints(unittest.TestCase):
 
     def test_not_a_directory(self):
         path = os.path.join(self.ckpt, "model.pt")
-        self.assertFails("%s: not a checkpoint directory" % path, checkpoint=path)
+        self.assertFails("%s: not a checkpoint directory (nor an Argos Translate package)" % path, checkpoint=path)
 
     def test_output_folder_missing(self):
         err = convert_error(self, self.ckpt, self.tmp("nowhere", "m.edgemt"))

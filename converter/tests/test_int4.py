@@ -155,8 +155,8 @@ class ConvertInt4(unittest.TestCase):
     def test_layers_over_the_limit_stay_int8_with_their_fused_group(self):
         tmp = TempDir(self)
         write_checkpoint(tmp("ckpt"))
-        from edgemt_convert.sources import load_float_model
-        model, _, _ = load_float_model(tmp("ckpt"))
+        from edgemt_convert.sources import load_checkpoint
+        model = load_checkpoint(tmp("ckpt")).model
         plan = int4_plan.plan_int4(model, 128, record_linear_inputs)
         errors = sorted(m.int4_error for m in plan.layers)
         # a limit between two measured errors: the layers above it stay int8, and their groups

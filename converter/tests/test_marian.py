@@ -20,7 +20,7 @@ from helpers import TempDir, convert, convert_error, make_marian_checkpoint
 from edgemt_convert.format import model_ir as ir
 from edgemt_convert.format.reader import read
 from edgemt_convert.reference.model import ReferenceModel
-from edgemt_convert.sources import load_float_model
+from edgemt_convert.sources import load_checkpoint
 
 
 def marian_logits(sd, config, src, tgt):
@@ -104,7 +104,7 @@ class Marian(unittest.TestCase):
                     folder, sd, config = self.make("m%d" % len(os.listdir(self.tmp.path)), **options)
                     config["activation_function"] = activation
                     self.write_json(folder, "config.json", config)
-                    model, _, _ = load_float_model(folder)
+                    model = load_checkpoint(folder).model
                     src = [int(i) for i in rng.integers(2, config["vocab_size"] - 1, size=9)] + [0]
                     tgt = [config["decoder_start_token_id"]] + [int(i) for i in rng.integers(
                         2, config["decoder_vocab_size"] - 1, size=6)]
@@ -116,8 +116,10 @@ class Marian(unittest.TestCase):
     def test_both_weight_formats_give_the_same_model(self):
         a, _, _ = self.make("a", weights="safetensors", untied=True)
         b, _, _ = self.make("b", weights="bin", untied=True)
-        ma, wa, _ = load_float_model(a)
-        mb, wb, _ = load_float_model(b)
+        imported = load_checkpoint(a)
+        ma, wa = imported.model, imported.weights
+        imported = load_checkpoint(b)
+        mb, wb = imported.model, imported.weights
         self.assertEqual((os.path.basename(wa), os.path.basename(wb)), ("model.safetensors", "pytorch_model.bin"))
         for (name, la), (_, lb) in zip(ma.named_linears(), mb.named_linears()):
             np.testing.assert_array_equal(ma.linear_weight(la).data, mb.linear_weight(lb).data, err_msg=name)
@@ -157,19 +159,20 @@ class Marian(unittest.TestCase):
         os.remove(os.path.join(folder, "generation_config.json"))
         config.update(num_beams=5, max_length=20, bad_words_ids=[[config["pad_token_id"]], [7], [8, 9]])
         self.write_json(folder, "config.json", config)
-        model, _, notes = load_float_model(folder)
+        imported = load_checkpoint(folder)
+        model, notes = imported.model, imported.notes
         c = model.config
         self.assertEqual((c.default_beam_size, c.default_max_length, c.banned_ids), (5, 19, [c.pad_id, 7]))
         self.assertTrue(any("[8, 9]" in n and "ignored" in n for n in notes), notes)
 
     def test_positions_left_out_of_the_file_are_the_sinusoid(self):
         folder, sd, _ = self.make(weights="safetensors")
-        with_table, _, _ = load_float_model(folder)
+        with_table = load_checkpoint(folder).model
         for side in ("encoder", "decoder"):
             del sd["model.%s.embed_positions.weight" % side]
         del sd["model.encoder.embed_tokens.weight"], sd["model.decoder.embed_tokens.weight"], sd["lm_head.weight"]
         make_marian_checkpoint.write_safetensors(os.path.join(folder, "model.safetensors"), sd)
-        without, _, _ = load_float_model(folder)
+        without = load_checkpoint(folder).model
         self.assertEqual(without.config.position_encoding, ir.POS_HALVES)
         src, tgt = [5, 9, 14, 0], [with_table.config.decoder_start_id, 20, 30]
         np.testing.assert_array_equal(self.reference_logits(with_table, src, tgt),
@@ -179,7 +182,8 @@ class Marian(unittest.TestCase):
         folder, sd, config = self.make(weights="safetensors", untied=True)
         del sd["final_logits_bias"]
         make_marian_checkpoint.write_safetensors(os.path.join(folder, "model.safetensors"), sd)
-        model, _, notes = load_float_model(folder)
+        imported = load_checkpoint(folder)
+        model, notes = imported.model, imported.notes
         np.testing.assert_array_equal(model.decoder.output_projection.bias, np.zeros(config["decoder_vocab_size"]))
         self.assertTrue(any(n.startswith("final_logits_bias") for n in notes), notes)
 
@@ -233,7 +237,8 @@ class Marian(unittest.TestCase):
         folder = self.tmp("seed")
         write_checkpoint(folder)
         self.assertFalse(marian.detect(folder))
-        model, weights, _ = load_float_model(folder)
+        imported = load_checkpoint(folder)
+        model, weights = imported.model, imported.weights
         self.assertEqual(os.path.basename(weights), "model.pt")
         self.assertIsNone(model.config.banned_ids)
         self.assertEqual(model.format_minor, 0)

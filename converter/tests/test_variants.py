@@ -13,7 +13,7 @@ from edgemt_convert.format.reader import read
 from edgemt_convert.quantize.int8 import Int8Linear
 from edgemt_convert.reference.decode import greedy
 from edgemt_convert.reference.model import ReferenceModel
-from edgemt_convert.sources import load_float_model
+from edgemt_convert.sources import load_checkpoint
 
 # Every value of every variant key, most pairs of values.
 VARIANTS = [
@@ -95,7 +95,7 @@ class Variants(unittest.TestCase):
                 self.check_config(f32, variant)
                 self.check_config(i8, variant)
                 self.check_int8(i8, f32, variant)
-                checkpoint_model, _, _ = load_float_model(ckpt)
+                checkpoint_model = load_checkpoint(ckpt).model
                 a_out, a_rec = run(checkpoint_model)
                 b_out, b_rec = run(f32)
                 self.assertEqual(a_out, b_out)
@@ -121,7 +121,7 @@ class Variants(unittest.TestCase):
         linears = dict(m.named_linears())
         for name, lin in linears.items():
             self.assertEqual(lin.weight.is_int8, name not in names.split(","), name)
-        ckpt_model, _, _ = load_float_model(tmp("ckpt"))
+        ckpt_model = load_checkpoint(tmp("ckpt")).model
         np.testing.assert_array_equal(m.decoder.output_projection.weight.data,
                                       ckpt_model.decoder.output_projection.weight.data)
         ref = ReferenceModel(m)
@@ -168,7 +168,7 @@ class Variants(unittest.TestCase):
             m = read(tmp(dtype + ".edgemt"))
             self.assertTrue(m.config.shared_embeddings)
             self.assertIsNone(m.encoder.token_embedding)
-        ckpt_model, _, _ = load_float_model(tmp("ckpt"))
+        ckpt_model = load_checkpoint(tmp("ckpt")).model
         self.assertEqual(run(ckpt_model)[0], run(read(tmp("float32.edgemt")))[0])
 
     def test_learned_positions_when_the_buffer_is_not_the_sinusoid(self):
@@ -185,7 +185,7 @@ class Variants(unittest.TestCase):
         self.assertEqual(m.config.position_encoding, ir.POS_LEARNED)
         np.testing.assert_array_equal(m.decoder.positions, sd["decoder.positional_encoding"][0])
         np.testing.assert_array_equal(m.encoder.positions, sd["encoder.positional_encoding"][0])
-        ckpt_model, _, _ = load_float_model(tmp("ckpt"))
+        ckpt_model = load_checkpoint(tmp("ckpt")).model
         self.assertEqual(run(ckpt_model)[0], run(m)[0])
 
     def test_declared_layout_is_checked(self):

@@ -35,12 +35,15 @@ def linear_names(model):
     return [n for n, lin in model.named_linears() if lin.weight is not None]
 
 
-def quantize_model(model, keep_float=(), int4=None, progress=None):
+def quantize_model(model, keep_float=(), int4=None, progress=None, stored=None):
     """Returns (quantized model_ir.Model, [TensorReport]) for a float model.
     keep_float: names of Linears whose weight stays float32; int4: {name:
     int4 ir.Tensor} of Linears whose weight is that tensor (int4_plan's
-    plan; the file is then int4)."""
+    plan; the file is then int4); stored: {name: int8 ir.Tensor} that the
+    source format quantized (importer.Imported.quantized), kept as they are
+    where no int4 tensor replaces them."""
     int4 = int4 or {}
+    stored = stored or {}
     q = copy.deepcopy(model)
     linears = dict(q.named_linears())
     names = linear_names(q)
@@ -50,7 +53,7 @@ def quantize_model(model, keep_float=(), int4=None, progress=None):
     reports = []
 
     def quantize(name, tensor):
-        t = int4[name] if name in int4 else quantize_tensor(tensor)
+        t = int4[name] if name in int4 else stored[name] if name in stored else quantize_tensor(tensor)
         err, worst = weight_error(tensor.data, t)
         reports.append(TensorReport(name, tensor.shape, kept_float=False, dtype="int4" if t.is_int4 else "int8",
                                     error=err, worst_row=worst))

@@ -4,32 +4,37 @@ the converter never knows which one read a directory.
 
   seed/         the seed layout: config.json, model.pt, spm.model
   marian/       Hugging Face Marian (OPUS-MT) directories
+  ctranslate2/  CTranslate2 model directories (model.bin, config.json, vocabularies)
+  argos         Argos Translate packages (.argosmodel): a CTranslate2 model and its SentencePiece model
   safetensors   model.safetensors, read without a dependency
   reading       PyTorch weight files and SentencePiece models, with one-line errors
+  problems      every problem of a directory, reported together
 """
 import os
 
 from .. import __version__
 from ..errors import ConversionError
 from ..format import model_ir as ir
-from . import marian, seed
+from . import argos, ctranslate2, marian, seed
 
 # Tried in order: the first whose detect() says yes reads the directory. The
 # seed layout comes last and takes any directory (its checks then say what
 # one lacks).
-IMPORTERS = (marian, seed)
+IMPORTERS = (argos, marian, ctranslate2, seed)
 
 
 def importer_for(checkpoint_dir):
+    """The first importer that recognizes the directory (or package file)."""
     return next(imp for imp in IMPORTERS if imp.detect(checkpoint_dir))
 
 
-def load_float_model(checkpoint_dir, source_language=None, target_language=None, dtype="float32"):
-    """(float model_ir.Model, path of the weight file, notes) with every check
-    applied, by the importer of the directory's format. The languages default
-    to the directory's; dtype is the metadata's (the file to be written)."""
-    if not os.path.isdir(checkpoint_dir):
-        raise ConversionError("%s: not a checkpoint directory" % checkpoint_dir)
+def load_checkpoint(checkpoint_dir, source_language=None, target_language=None, dtype="float32"):
+    """importer.Imported (the float model_ir.Model, the weight file, notes, stored
+    int8 weights) with every check applied, by the importer of the directory's
+    format. The languages default to the directory's; dtype is the metadata's
+    (the file to be written)."""
+    if not os.path.isdir(checkpoint_dir) and not (os.path.isfile(checkpoint_dir) and argos.detect(checkpoint_dir)):
+        raise ConversionError("%s: not a checkpoint directory (nor an Argos Translate package)" % checkpoint_dir)
     imported = importer_for(checkpoint_dir).load(checkpoint_dir)
     languages = imported.languages
     imported.model.metadata = ir.Metadata(
@@ -37,5 +42,5 @@ def load_float_model(checkpoint_dir, source_language=None, target_language=None,
         target_language=target_language if target_language is not None else languages[1],
         converter_version="edgemt-convert " + __version__,
         source_checkpoint=os.path.basename(os.path.normpath(os.path.abspath(checkpoint_dir))),
-        dtype=dtype)
-    return imported.model, imported.weights, imported.notes
+        dtype=dtype, source_language_name=imported.names[0], target_language_name=imported.names[1])
+    return imported

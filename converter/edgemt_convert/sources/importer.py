@@ -14,14 +14,19 @@ listed in sources.IMPORTERS. What it produces is the float32 model_ir.Model
 format/writer.py, the summary and the reference decoder.
 """
 from dataclasses import dataclass, field
-from typing import List, Tuple
+from typing import Dict, List, Tuple
 
 from ..format import model_ir as ir
 
 
 @dataclass
 class Imported:
-    model: ir.Model                  # float32 weights; its metadata is set by sources.load_float_model
+    model: ir.Model                  # float32 weights; its metadata is set by sources.load_checkpoint
     weights: str                     # path of the weight file read (the summary compares sizes with it)
     notes: List[str] = field(default_factory=list)   # choices the summary reports ("stored as Learned tables")
     languages: Tuple[str, str] = ("", "")            # source and target language codes the directory states
+    names: Tuple[str, str] = ("", "")                # and their names ("English"), when it states them
+    # int8 weights as the format stored them, by model_ir name ("decoder.token_embedding",
+    # "encoder.layers.0.self_attention.query"): an int8 file keeps them instead of quantizing
+    # model's float values (which are their dequantized values) again.
+    quantized: Dict[str, ir.Tensor] = field(default_factory=dict)

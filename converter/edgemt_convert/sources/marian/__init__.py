@@ -18,7 +18,7 @@ bad_words_ids), and takes its beam size and length limit from the
 generation config.
 
 Everything that does not fit is collected and reported in one error
-(problems.py), so a user sees every problem of a checkpoint at once.
+(sources/problems.py), so a user sees every problem of a checkpoint at once.
 
   config       config.json, checked
   tokenizer    tokenizer_config.json, the vocabularies, source.spm and target.spm
@@ -30,7 +30,7 @@ from ..importer import Imported
 from .build import build_float_model
 from .config import is_marian_config, read_config
 from .generation import read_generation
-from .problems import Problems
+from ..problems import Problems
 from .tokenizer import read_tokenizer
 from .weights import read_weights, weights_path
 
@@ -45,7 +45,7 @@ def detect(checkpoint_dir):
 def load(checkpoint_dir):
     """Imported (languages from tokenizer_config.json, "" when unknown); one
     ConversionError lists every problem found."""
-    problems = Problems(checkpoint_dir)
+    problems = Problems(checkpoint_dir, "Marian checkpoint")
     notes = []
     raw, config = read_config(checkpoint_dir, problems)
     tokenizer = read_tokenizer(checkpoint_dir, config, problems)

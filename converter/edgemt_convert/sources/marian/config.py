@@ -5,7 +5,7 @@ import os
 
 from ...errors import ConversionError
 from ...format import model_ir as ir
-from .problems import read_json
+from ..problems import read_json
 
 CONFIG_NAME = "config.json"
 ACTIVATIONS = {"swish": ir.ACT_SILU, "silu": ir.ACT_SILU, "gelu": ir.ACT_GELU, "relu": ir.ACT_RELU}

@@ -5,7 +5,7 @@ import os
 from dataclasses import dataclass, field
 from typing import List
 
-from .problems import read_json
+from ..problems import read_json
 
 MAX_BANNED_IDS = 4             # schema: Config.banned_ids
 

@@ -12,7 +12,7 @@ from typing import List, Optional, Tuple
 from ...errors import ConversionError
 from ...format import model_ir as ir
 from ..reading import read_sentencepiece
-from .problems import read_json
+from ..problems import read_json
 
 
 @dataclass

@@ -1,16 +1,18 @@
-"""Every reason a Marian checkpoint cannot be converted, collected while its
-files are read and reported together in one ConversionError."""
+"""Every reason a model directory cannot be converted, collected while its
+files are read and reported together in one ConversionError, so that a user
+sees every problem at once (importers of the formats people bring use it)."""
 import json
 import os
 
-from ...errors import ConversionError
+from ..errors import ConversionError
 
 
 class Problems:
     """The problems found so far in one checkpoint directory."""
 
-    def __init__(self, checkpoint_dir):
+    def __init__(self, checkpoint_dir, what):
         self.checkpoint_dir = checkpoint_dir
+        self.what = what          # "Marian checkpoint", "CTranslate2 model"
         self.items = []
 
     def add(self, message):
@@ -18,8 +20,8 @@ class Problems:
 
     def raise_if_any(self):
         if self.items:
-            lines = ["%s: this Marian checkpoint cannot be converted (%d problem%s):"
-                     % (self.checkpoint_dir, len(self.items), "" if len(self.items) == 1 else "s")]
+            lines = ["%s: this %s cannot be converted (%d problem%s):"
+                     % (self.checkpoint_dir, self.what, len(self.items), "" if len(self.items) == 1 else "s")]
             lines += ["  - " + m for m in self.items]
             raise ConversionError("\n".join(lines))
 

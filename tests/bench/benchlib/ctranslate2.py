@@ -8,6 +8,7 @@ batches of at most the batch size).
 import json
 import os
 import random
+import subprocess
 
 from .load import cpu_lock
 from .paths import DEV_EN, MULTI30K, PYTHON, REPO, SHARED
@@ -20,10 +21,20 @@ FORCED_ISA = "AVX512"
 
 def environment(work):
     """The environment ct2-translator and the ctranslate2 module need, or None when the peer is missing.
-    The bundle's library links (libctranslate2.so.4 -> .so.4.8.1) may arrive as small text files naming
-    their target (a copy that does not keep symbolic links): then links made in `work` come first."""
-    library = os.path.join(CT2, "lib", "libctranslate2.so.4.8.1")
-    if not (os.path.exists(os.path.join(CT2, "bin", "ct2-translator")) and os.path.exists(library)):
+    The bundle holds the library under its soname (libctranslate2.so.4, a plain file); older bundles
+    held libctranslate2.so.4.8.1 with links that may arrive as small text files naming their target (a
+    copy that does not keep symbolic links): then links made in `work` come first."""
+    lib = os.path.join(CT2, "lib")
+    if not os.path.exists(os.path.join(CT2, "bin", "ct2-translator")):
+        return None
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.path.join(CT2, "py")
+    soname = os.path.join(lib, "libctranslate2.so.4")
+    if os.path.isfile(soname) and os.path.getsize(soname) > 4096:
+        env["LD_LIBRARY_PATH"] = lib
+        return env
+    library = os.path.join(lib, "libctranslate2.so.4.8.1")
+    if not os.path.exists(library):
         return None
     links = os.path.join(work, "ct2-lib")
     os.makedirs(links, exist_ok=True)
@@ -31,9 +42,7 @@ def environment(work):
         path = os.path.join(links, name)
         if not os.path.lexists(path):
             os.symlink(library, path)
-    env = dict(os.environ)
-    env["LD_LIBRARY_PATH"] = links + os.pathsep + os.path.join(CT2, "lib")
-    env["PYTHONPATH"] = os.path.join(CT2, "py")
+    env["LD_LIBRARY_PATH"] = links + os.pathsep + lib
     return env
 
 
@@ -42,6 +51,17 @@ def export_model(checkpoint, out, env):
     if not os.path.exists(os.path.join(out, "model.bin")):
         run_child([PYTHON, os.path.join(CT2, "export_ct2.py"), checkpoint, out, "--quantization", "int8",
                    "--force"], env=env)
+    return out
+
+
+def import_directory(ct2_dir, work):
+    """EdgeMT's int8 file of a CTranslate2 directory (edgemt-convert keeps its int8 weights)."""
+    out = os.path.join(work, os.path.basename(ct2_dir) + ".imported.edgemt")
+    cmd = [PYTHON, os.path.join(REPO, "converter", "edgemt-convert"), ct2_dir, "--out", out, "--dtype", "int8",
+           "--quiet"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit("%s failed:\n%s" % (" ".join(cmd), r.stderr[-2000:]))
     return out
 
 
@@ -125,10 +145,13 @@ import sys, time
 sys.path.insert(0, sys.argv[1])
 import edgemt
 model, ids_path, out_path, threads, fixed = sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]), sys.argv[6] == "1"
-batch = int(sys.argv[7])
-sources = [[int(x) for x in line.split()][:-1] for line in open(ids_path)]  # translate_ids adds </s>
-translator = edgemt.Translator(model, threads=threads, max_batch_size=batch)
+batch, beam, imported = int(sys.argv[7]), int(sys.argv[8]), sys.argv[9] == "1"
+# translate_ids frames a source as the model does: it adds the </s> of the seed layout's models; a model
+# imported from CTranslate2's export takes the ids as they are, </s> included.
+sources = [[int(x) for x in line.split()][:None if imported else -1] for line in open(ids_path)]
+translator = edgemt.Translator(model, threads=threads, max_batch_size=batch, max_beam_size=beam)
 options = dict(min_length=32, max_length=32) if fixed else {}
+options.update(beam_size=beam, length_penalty=1.0)
 start = time.perf_counter()
 outputs = translator.translate_ids(sources, **options)
 seconds = time.perf_counter() - start
@@ -140,26 +163,27 @@ CT2_API = """
 import sys, time
 import ctranslate2
 model, tokens_path, out_path, threads, fixed = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), sys.argv[5] == "1"
-batch = int(sys.argv[6])
+batch, beam = int(sys.argv[6]), int(sys.argv[7])
 sources = [line.split() for line in open(tokens_path, encoding="utf-8")]
 translator = ctranslate2.Translator(model, device="cpu", compute_type="int8", intra_threads=threads, inter_threads=1)
 options = dict(min_decoding_length=32, max_decoding_length=32) if fixed else {}
 start = time.perf_counter()
-results = translator.translate_batch(sources, max_batch_size=batch, beam_size=1, **options)
+results = translator.translate_batch(sources, max_batch_size=batch, beam_size=beam, **options)
 seconds = time.perf_counter() - start
 open(out_path, "w", encoding="utf-8").write("".join(" ".join(r.hypotheses[0]) + "\\n" for r in results))
 print(seconds)
 """
 
 
-def run_api(kind, model, inputs, out, threads, fixed, env, batch):
+def run_api(kind, model, inputs, out, threads, fixed, env, batch, beam=1, imported=False):
     """One API process ("edgemt-api" or "ct2-api") under the CPU lock; wall_s is the translating call alone.
-    `env`: CTranslate2's environment (its library path, and CT2_FORCE_CPU_ISA when an ISA is forced)."""
+    `env`: CTranslate2's environment (its library path, and CT2_FORCE_CPU_ISA when an ISA is forced);
+    `imported`: EdgeMT's model was converted from CTranslate2's directory (its sources keep their </s>)."""
     if kind == "edgemt-api":
         cmd = [PYTHON, "-c", EDGEMT_API, os.path.join(REPO, "build", "python"), model, inputs, out, str(threads),
-               "1" if fixed else "0", str(batch)]
+               "1" if fixed else "0", str(batch), str(beam), "1" if imported else "0"]
     else:
-        cmd = [PYTHON, "-c", CT2_API, model, inputs, out, str(threads), "1" if fixed else "0", str(batch)]
+        cmd = [PYTHON, "-c", CT2_API, model, inputs, out, str(threads), "1" if fixed else "0", str(batch), str(beam)]
     with cpu_lock("%s %s t%d b%d" % (kind, os.path.basename(model), threads, batch)):
         r = run_child(cmd, env=env if kind == "ct2-api" else None, timed=True)
     r["wall_s"] = float(r["out"].split()[-1])

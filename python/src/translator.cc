@@ -76,13 +76,8 @@ std::vector<TranslationResult> Translator::TranslateTexts(const std::vector<std:
 std::vector<TranslationResult> Translator::TranslateIds(std::vector<std::vector<int32_t>> sources,
                                                         const edgemt::DecodeOptions& decode, bool return_scores,
                                                         size_t first_index) {
-  // The model's source framing ([<s>] ids [</s>]), as for a text; no ids: a blank source, as an empty text.
-  const edgemt::ModelConfig& config = translator_->model().config();
-  for (std::vector<int32_t>& ids : sources) {
-    if (ids.empty()) continue;
-    if (config.source_bos) ids.insert(ids.begin(), config.bos_id);
-    if (config.source_eos) ids.push_back(config.eos_id);
-  }
+  // Framed as a text's ids are; no ids: a blank source, as an empty text.
+  for (std::vector<int32_t>& ids : sources) edgemt::FrameSource(translator_->model().config(), &ids);
   std::vector<edgemt::TextResult> results;
   edgemt::Status status;
   {

@@ -82,9 +82,7 @@ struct TextTranslator::Impl {
   Status IdsOfText(const std::string& text, std::vector<int32_t>* ids, std::string* warning) const {
     EDGEMT_RETURN_IF_ERROR(source_tokenizer->Encode(text, ids));
     if (ids->empty()) return Status::Ok();  // nothing the tokenizer keeps: a blank source
-    const ModelConfig& config = model->config();
-    if (config.source_bos) ids->insert(ids->begin(), config.bos_id);
-    if (config.source_eos) ids->push_back(config.eos_id);
+    FrameSource(model->config(), ids);
     return Limit(ids, warning);
   }
 
@@ -311,6 +309,12 @@ DecodeOptions ModelDecodeDefaults(const ModelConfig& config, int max_beam_size, 
   decode.max_length = config.default_max_length;
   decode.length_penalty = config.default_length_penalty;
   return decode;
+}
+
+void FrameSource(const ModelConfig& config, std::vector<int32_t>* ids) {
+  if (ids->empty()) return;
+  if (config.source_bos) ids->insert(ids->begin(), config.bos_id);
+  if (config.source_eos) ids->push_back(config.eos_id);
 }
 
 int ModelMaxBeamSize(const ModelConfig& config) { return std::max(1, config.default_beam_size); }

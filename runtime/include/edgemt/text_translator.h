@@ -105,10 +105,16 @@ class TextTranslator {
 // the CLI, the C API and Python. beam_size is the model's, at most
 // max_beam_size, or 1 when the model states none or the call is greedy only
 // (sampling, streaming); max_length is the model's (0: the translator's
-// rule). Every other field keeps DecodeOptions' default.
+// rule); length_penalty the model's (1 when it states none, DecodeOptions'
+// default). Every other field keeps DecodeOptions' default.
 DecodeOptions ModelDecodeDefaults(const ModelConfig& config, int max_beam_size, bool greedy_only = false);
 
 // The max_beam_size a translator needs for the model's own beam size.
 int ModelMaxBeamSize(const ModelConfig& config);
+
+// A source's ids as the model takes them: <s> before them and </s> after
+// them when its config says so (source_bos, source_eos). No ids stay none
+// (a blank source).
+void FrameSource(const ModelConfig& config, std::vector<int32_t>* ids);
 
 }  // namespace edgemt

@@ -258,14 +258,14 @@ size_t GatherRows(const DecodingJob& job, size_t beam, size_t step, DecodingScra
 void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int current, StepModel& model,
                 DecodingScratch& scratch, BeamBuffers& b) {
   const bool eos_allowed = step >= static_cast<size_t>(job.options->min_length);
+  // Log-probabilities over the ids this step may choose (CTranslate2's).
+  BannedIds excluded = rule.banned;
+  if (!eos_allowed) excluded.Add(rule.eos_id);
   const float* logits = model.logits();  // the next unfinished sentence's first row
   for (size_t s = 0; s < job.count; ++s) {
     if (scratch.states[s] != SentenceState::kDecoding) continue;
     const bool last_step = step + 1 >= job.StepsFor(s);
     const size_t live = static_cast<size_t>(b.live[s]);
-    // Log-probabilities over the ids this step may choose (CTranslate2's).
-    BannedIds excluded = rule.banned;
-    if (!eos_allowed) excluded.Add(rule.eos_id);
     float normalizers[kMaxBeamSize];
     for (size_t r = 0; r < live; ++r) {
       const float* row = logits + r * rule.vocab;

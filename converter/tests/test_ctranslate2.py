@@ -233,6 +233,17 @@ class Import(unittest.TestCase):
             json.dump(dict(unk_token="<unk>", bos_token="<s>", eos_token="</s>", decoder_start_token=None), f)
         self.assertIn("decoder_start_token is null", convert_error(self, path, self.out))
 
+    def test_an_argos_package_without_its_parts_is_refused(self):
+        package = self.tmp("translate-en_de-1_0")
+        self.write(self.variables(), name=os.path.join("translate-en_de-1_0", "model"))
+        with open(os.path.join(package, "metadata.json"), "w") as f:
+            json.dump(dict(from_code="en", to_code="de", target_prefix="__de__"), f)
+        open(os.path.join(package, "bpe.model"), "w").close()
+        err = convert_error(self, package, self.out)
+        self.assertIn("this Argos Translate package cannot be converted (2 problems)", err)
+        self.assertIn("sentencepiece.model: not found (this package tokenizes with BPE and Moses", err)
+        self.assertIn("target_prefix '__de__'", err)
+
 
 if __name__ == "__main__":
     unittest.main()

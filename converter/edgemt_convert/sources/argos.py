@@ -22,6 +22,7 @@ import zipfile
 from ..errors import ConversionError
 from ..format import model_ir as ir
 from . import ctranslate2
+from .problems import Problems
 from .reading import read_sentencepiece
 
 NAME = "argos"
@@ -69,22 +70,19 @@ def _unpack(path, into):
 
 def _load_folder(folder, shown):
     metadata = _metadata(folder, shown)
-    problems = []
+    problems = Problems(shown, "Argos Translate package")
     model_dir = os.path.join(folder, "model")
     if not ctranslate2.detect(model_dir):
-        problems.append("model/model.bin: not found (the package's CTranslate2 model)")
+        problems.add("model/model.bin: not found (the package's CTranslate2 model)")
     spm_path = os.path.join(folder, "sentencepiece.model")
     if not os.path.isfile(spm_path):
-        problems.append("sentencepiece.model: not found%s" % (
+        problems.add("sentencepiece.model: not found%s" % (
             " (this package tokenizes with BPE and Moses, which EdgeMT does not run)"
             if os.path.isfile(os.path.join(folder, "bpe.model")) else ""))
     if metadata.get("target_prefix"):
-        problems.append("metadata.json: target_prefix %r (forced first target token) is not supported yet"
-                        % metadata["target_prefix"])
-    if problems:
-        raise ConversionError("%s: this Argos Translate package cannot be converted (%d problem%s):\n%s"
-                              % (shown, len(problems), "" if len(problems) == 1 else "s",
-                                 "\n".join("  - " + p for p in problems)))
+        problems.add("metadata.json: target_prefix %r (forced first target token) is not supported yet"
+                     % metadata["target_prefix"])
+    problems.raise_if_any()
     imported = ctranslate2.load(model_dir)
     spm_bytes, _ = read_sentencepiece(spm_path, "sentencepiece.model", "sentencepiece.model: not found")
     model = imported.model

@@ -83,7 +83,7 @@ def special_ids(spec, vocabs, tokens, problems):
     if problems.items:
         return None
     # Padding only fills batch rows that attention masks; any id does, a named one reads better.
-    pad = next((token_id(vocabs.source, t) for t in ("<blank>", "<pad>") if token_id(vocabs.source, t) is not None), 0)
+    pad = next((i for i in (token_id(vocabs.source, t) for t in ("<blank>", "<pad>")) if i is not None), 0)
     return dict(pad_id=pad, unk_id=target["unk"], bos_id=target["bos"], eos_id=target["eos"],
                 decoder_start_id=target["decoder_start"], banned_ids=[],
                 source_bos=tokens.add_source_bos, source_eos=tokens.add_source_eos)

@@ -52,9 +52,21 @@ Status CheckDecodeOptions(const DecodeOptions& decode, const Limits& limits) {
   if (decode.beam_size < 1 || static_cast<size_t>(decode.beam_size) > limits.beam)
     return InvalidArgument("beam_size " + std::to_string(decode.beam_size) + " is outside 1..the translator's " +
                            "max_beam_size " + std::to_string(limits.beam));
-  if (decode.num_hypotheses < 1 || decode.num_hypotheses > decode.beam_size)
+  if (decode.return_alternatives) {
+    if (decode.num_hypotheses < 1 || static_cast<size_t>(decode.num_hypotheses) > limits.batch)
+      return InvalidArgument("num_hypotheses " + std::to_string(decode.num_hypotheses) +
+                             " is outside 1..the translator's max_batch_size " + std::to_string(limits.batch) +
+                             " (alternatives are decoded as a batch)");
+    if (!(decode.min_alternative_expansion_prob >= 0.0f && decode.min_alternative_expansion_prob <= 1.0f))
+      return InvalidArgument("min_alternative_expansion_prob must be in [0, 1]");
+    if (decode.on_token != nullptr) return InvalidArgument("on_token does not stream alternatives");
+  } else if (decode.num_hypotheses < 1 || decode.num_hypotheses > decode.beam_size) {
     return InvalidArgument("num_hypotheses " + std::to_string(decode.num_hypotheses) + " is outside 1..beam_size " +
                            std::to_string(decode.beam_size));
+  }
+  if (!(decode.repetition_penalty > 0.0f) || !std::isfinite(decode.repetition_penalty))
+    return InvalidArgument("repetition_penalty must be a positive finite number");
+  if (decode.no_repeat_ngram_size < 0) return InvalidArgument("no_repeat_ngram_size must not be negative");
   if (!std::isfinite(decode.length_penalty)) return InvalidArgument("length_penalty must be a finite number");
   if (decode.sampling_topk < 0) return InvalidArgument("sampling_topk must not be negative");
   if (!(decode.sampling_topp > 0.0f && decode.sampling_topp <= 1.0f))
@@ -64,6 +76,46 @@ Status CheckDecodeOptions(const DecodeOptions& decode, const Limits& limits) {
   if (decode.sampling_topk != 1 && decode.beam_size != 1)
     return InvalidArgument("sampling (sampling_topk other than 1) needs beam_size 1");
   if (decode.on_token != nullptr && decode.beam_size != 1) return InvalidArgument("on_token needs beam_size 1");
+  return Status::Ok();
+}
+
+namespace {
+
+// `most`: 0 for no bound.
+Status CheckTargetIds(const char* what, const TokenIds& ids, size_t index, size_t most, int vocab) {
+  if (ids.size > 0 && ids.data == nullptr)
+    return InvalidArgument(std::string(what) + " " + std::to_string(index) + " has no ids");
+  if (most > 0 && ids.size > most)
+    return InvalidArgument(std::string(what) + " " + std::to_string(index) + " has " + std::to_string(ids.size) +
+                           " ids, more than " + std::to_string(most) + " (the translator's max_target_length)");
+  for (size_t i = 0; i < ids.size; ++i) {
+    if (ids.data[i] < 0 || ids.data[i] >= vocab)
+      return InvalidArgument("id " + std::to_string(ids.data[i]) + " at position " + std::to_string(i) + " of " +
+                             what + " " + std::to_string(index) + " is outside the target vocabulary (0.." +
+                             std::to_string(vocab - 1) + ")");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status CheckRequest(const DecodeOptions& decode, size_t count, const Limits& limits, int target_vocab_size) {
+  if (decode.return_alternatives && count * static_cast<size_t>(decode.num_hypotheses) > limits.batch)
+    return InvalidArgument(std::to_string(count) + " sentences x " + std::to_string(decode.num_hypotheses) +
+                           " alternatives is more than the translator's max_batch_size " +
+                           std::to_string(limits.batch));
+  if (decode.target_prefixes == nullptr) return Status::Ok();
+  for (size_t s = 0; s < count; ++s)
+    // A prefix longer than the length limit is cut there, as in CTranslate2.
+    EDGEMT_RETURN_IF_ERROR(CheckTargetIds("target prefix", decode.target_prefixes[s], s, /*most=*/0,
+                                          target_vocab_size));
+  return Status::Ok();
+}
+
+Status CheckTargets(const TokenIds* targets, size_t count, const Limits& limits, int target_vocab_size) {
+  if (targets == nullptr) return InvalidArgument("no targets to score");
+  for (size_t s = 0; s < count; ++s)
+    EDGEMT_RETURN_IF_ERROR(CheckTargetIds("target", targets[s], s, limits.target - 1, target_vocab_size));
   return Status::Ok();
 }
 

@@ -21,6 +21,13 @@ Limits LimitsOf(const TranslatorOptions& resolved);
 
 Status CheckDecodeOptions(const DecodeOptions& decode, const Limits& limits);
 
+// What a call's options ask of its `count` sentences: target prefixes of
+// target ids (cut at the length limit), alternatives that fit the batch.
+Status CheckRequest(const DecodeOptions& decode, size_t count, const Limits& limits, int target_vocab_size);
+
+// Targets to score: each of target ids, with room for </s>.
+Status CheckTargets(const TokenIds* targets, size_t count, const Limits& limits, int target_vocab_size);
+
 // 1..limits.batch sources, each 1..limits.source ids of the source vocabulary.
 Status CheckSources(const TokenIds* sources, size_t count, const Limits& limits, int source_vocab_size);
 

@@ -122,14 +122,20 @@ struct TextTranslator::Impl {
     return TextOf(h.ids.data, h.ids.size, &out->text);
   }
 
-  // Translates sources[0..count) (each ends with </s>) into results[0..count).
-  Status TranslateBatch(const std::vector<int32_t>* const* sources, size_t count, const DecodeOptions& decode,
-                        bool return_scores, TextResult* const* results) {
+  // Translates sources[0..count) (each ends with </s>) into results[0..count),
+  // each with its target prefix (prefixes null: none).
+  Status TranslateBatch(const std::vector<int32_t>* const* sources, const std::vector<int32_t>* const* prefixes,
+                        size_t count, const DecodeOptions& options, bool return_scores, TextResult* const* results) {
     // Scores cost a pass over the vocabulary per greedy step; beams have them anyway.
-    const bool with_scores = return_scores || decode.beam_size > 1 || decode.num_hypotheses > 1;
-    const size_t per_source = static_cast<size_t>(decode.num_hypotheses);
+    const bool with_scores =
+        return_scores || options.beam_size > 1 || options.num_hypotheses > 1 || options.return_alternatives;
+    const size_t per_source = static_cast<size_t>(options.num_hypotheses);
     std::vector<TokenIds> inputs(count);
     for (size_t s = 0; s < count; ++s) inputs[s] = TokenIds{sources[s]->data(), sources[s]->size()};
+    std::vector<TokenIds> prefix_ids(prefixes != nullptr ? count : 0);
+    for (size_t s = 0; s < prefix_ids.size(); ++s) prefix_ids[s] = TokenIds{prefixes[s]->data(), prefixes[s]->size()};
+    DecodeOptions decode = options;
+    decode.target_prefixes = prefixes != nullptr ? prefix_ids.data() : nullptr;
     std::vector<Hypothesis> hypotheses(count * per_source);
     if (with_scores) {
       EDGEMT_RETURN_IF_ERROR(translator->Translate(inputs.data(), count, hypotheses.data(), decode));
@@ -158,14 +164,23 @@ struct TextTranslator::Impl {
   // that a batch's sentences have similar lengths (less padding, and they
   // finish at similar steps). A batch that fails is translated one by one
   // so that only the bad source is lost.
-  void TranslatePrepared(std::vector<std::vector<int32_t>>& sources, const DecodeOptions& decode,
-                         bool return_scores, std::vector<TextResult>* results) {
+  // `prefixes`: null, or each source's target prefix.
+  void TranslatePrepared(std::vector<std::vector<int32_t>>& sources, const std::vector<std::vector<int32_t>>* prefixes,
+                         const DecodeOptions& decode, bool return_scores, std::vector<TextResult>* results) {
     std::vector<size_t> order;
     for (size_t i = 0; i < sources.size(); ++i) {
       TextResult& result = (*results)[i];
       if (!result.status.ok()) continue;
       if (sources[i].empty()) {
         BlankResult(decode, &result);
+        // As in CTranslate2, a blank source's translations are its prefix.
+        if (prefixes != nullptr && !(*prefixes)[i].empty()) {
+          for (TextHypothesis& h : result.hypotheses) {
+            h.ids = (*prefixes)[i];
+            h.token_log_probs.assign(h.ids.size(), 0.0f);
+            result.status = TextOf(h.ids.data(), h.ids.size(), &h.text);
+          }
+        }
         continue;
       }
       order.push_back(i);
@@ -173,25 +188,80 @@ struct TextTranslator::Impl {
     std::stable_sort(order.begin(), order.end(),
                      [&sources](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
     std::vector<const std::vector<int32_t>*> batch;
+    std::vector<const std::vector<int32_t>*> batch_prefixes;
     std::vector<TextResult*> batch_results;
-    const size_t capacity = static_cast<size_t>(translator->options().max_batch_size);
+    // Alternatives are decoded as num_hypotheses sentences each.
+    const size_t capacity = std::max<size_t>(
+        1, static_cast<size_t>(translator->options().max_batch_size) /
+               (decode.return_alternatives ? static_cast<size_t>(decode.num_hypotheses) : 1));
     const size_t max_tokens = options.max_batch_tokens;
+    auto prefixes_of = [&](size_t first) { return prefixes != nullptr ? batch_prefixes.data() + first : nullptr; };
     auto flush = [&]() {
       if (batch.empty()) return;
-      if (!TranslateBatch(batch.data(), batch.size(), decode, return_scores, batch_results.data()).ok()) {
+      if (!TranslateBatch(batch.data(), prefixes_of(0), batch.size(), decode, return_scores, batch_results.data())
+               .ok()) {
         for (size_t s = 0; s < batch.size(); ++s) {
-          const Status status = TranslateBatch(&batch[s], 1, decode, return_scores, &batch_results[s]);
+          const Status status = TranslateBatch(&batch[s], prefixes_of(s), 1, decode, return_scores, &batch_results[s]);
           if (!status.ok()) batch_results[s]->status = status;
         }
       }
       batch.clear();
+      batch_prefixes.clear();
       batch_results.clear();
     };
     for (size_t i : order) {
       // Sorted: this source is the batch's longest.
       if (max_tokens > 0 && !batch.empty() && (batch.size() + 1) * sources[i].size() > max_tokens) flush();
       batch.push_back(&sources[i]);
+      if (prefixes != nullptr) batch_prefixes.push_back(&(*prefixes)[i]);
       batch_results.push_back(&(*results)[i]);
+      if (batch.size() == capacity) flush();
+    }
+    flush();
+  }
+
+  // Scores the prepared pairs in batches of max_batch_size, in order (a
+  // failed batch pair by pair). A blank source scores nothing: its
+  // result is the target with no log-probabilities.
+  void ScorePrepared(const std::vector<std::vector<int32_t>>& sources, const std::vector<std::vector<int32_t>>& targets,
+                     std::vector<TextResult>* results) {
+    std::vector<size_t> batch;
+    auto score = [&](const size_t* items, size_t count) {
+      std::vector<TokenIds> source_ids(count), target_ids(count);
+      for (size_t k = 0; k < count; ++k) {
+        source_ids[k] = TokenIds{sources[items[k]].data(), sources[items[k]].size()};
+        target_ids[k] = TokenIds{targets[items[k]].data(), targets[items[k]].size()};
+      }
+      std::vector<Hypothesis> scored(count);
+      EDGEMT_RETURN_IF_ERROR(translator->Score(source_ids.data(), target_ids.data(), count, scored.data()));
+      for (size_t k = 0; k < count; ++k) {
+        TextResult& r = (*results)[items[k]];
+        r.hypotheses.assign(1, TextHypothesis());
+        r.status = Copy(scored[k], /*with_scores=*/true, &r.hypotheses[0]);
+      }
+      return Status::Ok();
+    };
+    auto flush = [&]() {
+      if (batch.empty()) return;
+      if (!score(batch.data(), batch.size()).ok()) {
+        for (size_t item : batch) {
+          const Status status = score(&item, 1);
+          if (!status.ok()) (*results)[item].status = status;
+        }
+      }
+      batch.clear();
+    };
+    const size_t capacity = static_cast<size_t>(translator->options().max_batch_size);
+    for (size_t i = 0; i < sources.size(); ++i) {
+      TextResult& r = (*results)[i];
+      if (!r.status.ok()) continue;
+      if (sources[i].empty()) {
+        r.hypotheses.assign(1, TextHypothesis());
+        r.hypotheses[0].ids = targets[i];
+        r.status = TextOf(targets[i].data(), targets[i].size(), &r.hypotheses[0].text);
+        continue;
+      }
+      batch.push_back(i);
       if (batch.size() == capacity) flush();
     }
     flush();
@@ -216,43 +286,95 @@ Result<std::unique_ptr<TextTranslator>> TextTranslator::Create(std::shared_ptr<c
   return std::unique_ptr<TextTranslator>(new (std::nothrow) TextTranslator(std::move(impl)));
 }
 
+namespace {
+
+// What fails a whole call before any source is looked at.
+Status CheckCall(const Translator& translator, const DecodeOptions& decode) {
+  if (decode.target_prefixes != nullptr)
+    return Status(StatusCode::kInvalidArgument, "give the text layer its target prefixes as an argument, one per source");
+  return translator.CheckOptions(decode);
+}
+
+Status FailAll(const Status& status, std::vector<TextResult>* results) {
+  for (TextResult& r : *results) r.status = status;
+  return status;
+}
+
+}  // namespace
+
 Status TextTranslator::TranslateTexts(const std::string* texts, size_t count, const DecodeOptions& decode,
-                                      std::vector<TextResult>* results, bool return_scores) {
+                                      std::vector<TextResult>* results, bool return_scores,
+                                      const std::string* target_prefixes) {
   std::lock_guard<std::mutex> lock(impl_->busy);
   results->assign(count, TextResult());
-  Status status = impl_->translator->CheckOptions(decode);
+  Status status = CheckCall(*impl_->translator, decode);
   if (status.ok()) status = impl_->tokenizer_status;
   if (status.ok() && texts == nullptr && count > 0) status = Status(StatusCode::kInvalidArgument, "texts is null");
-  if (!status.ok()) {
-    for (TextResult& r : *results) r.status = status;
-    return status;
-  }
+  if (!status.ok()) return FailAll(status, results);
   std::vector<std::vector<int32_t>> sources(count);
+  std::vector<std::vector<int32_t>> prefixes(target_prefixes != nullptr ? count : 0);
   for (size_t i = 0; i < count; ++i) {
-    if (IsBlank(texts[i])) continue;
     TextResult& r = (*results)[i];
+    if (target_prefixes != nullptr) r.status = impl_->target_tokenizer->Encode(target_prefixes[i], &prefixes[i]);
+    if (IsBlank(texts[i]) || !r.status.ok()) continue;
     r.status = impl_->IdsOfText(texts[i], &sources[i], &r.warning);
   }
-  impl_->TranslatePrepared(sources, decode, return_scores, results);
+  impl_->TranslatePrepared(sources, target_prefixes != nullptr ? &prefixes : nullptr, decode, return_scores, results);
   return Status::Ok();
 }
 
 Status TextTranslator::TranslateIds(const std::vector<int32_t>* sources, size_t count, const DecodeOptions& decode,
-                                    std::vector<TextResult>* results, bool return_scores) {
+                                    std::vector<TextResult>* results, bool return_scores,
+                                    const std::vector<int32_t>* target_prefixes) {
   std::lock_guard<std::mutex> lock(impl_->busy);
   results->assign(count, TextResult());
-  Status status = impl_->translator->CheckOptions(decode);
+  Status status = CheckCall(*impl_->translator, decode);
   if (status.ok() && sources == nullptr && count > 0) status = Status(StatusCode::kInvalidArgument, "sources is null");
-  if (!status.ok()) {
-    for (TextResult& r : *results) r.status = status;
-    return status;
-  }
+  if (!status.ok()) return FailAll(status, results);
   std::vector<std::vector<int32_t>> prepared(sources, sources + count);
+  std::vector<std::vector<int32_t>> prefixes;
+  if (target_prefixes != nullptr) prefixes.assign(target_prefixes, target_prefixes + count);
   for (size_t i = 0; i < count; ++i) {
     TextResult& r = (*results)[i];
     r.status = impl_->CheckIds(&prepared[i], &r.warning);
   }
-  impl_->TranslatePrepared(prepared, decode, return_scores, results);
+  impl_->TranslatePrepared(prepared, target_prefixes != nullptr ? &prefixes : nullptr, decode, return_scores,
+                           results);
+  return Status::Ok();
+}
+
+Status TextTranslator::ScoreTexts(const std::string* sources, const std::string* targets, size_t count,
+                                  std::vector<TextResult>* results) {
+  std::lock_guard<std::mutex> lock(impl_->busy);
+  results->assign(count, TextResult());
+  Status status = impl_->tokenizer_status;
+  if (status.ok() && (sources == nullptr || targets == nullptr) && count > 0)
+    status = Status(StatusCode::kInvalidArgument, "sources or targets is null");
+  if (!status.ok()) return FailAll(status, results);
+  std::vector<std::vector<int32_t>> source_ids(count);
+  std::vector<std::vector<int32_t>> target_ids(count);
+  for (size_t i = 0; i < count; ++i) {
+    TextResult& r = (*results)[i];
+    r.status = impl_->target_tokenizer->Encode(targets[i], &target_ids[i]);
+    if (r.status.ok() && !IsBlank(sources[i])) r.status = impl_->IdsOfText(sources[i], &source_ids[i], &r.warning);
+  }
+  impl_->ScorePrepared(source_ids, target_ids, results);
+  return Status::Ok();
+}
+
+Status TextTranslator::ScoreIds(const std::vector<int32_t>* sources, const std::vector<int32_t>* targets,
+                                size_t count, std::vector<TextResult>* results) {
+  std::lock_guard<std::mutex> lock(impl_->busy);
+  results->assign(count, TextResult());
+  if ((sources == nullptr || targets == nullptr) && count > 0)
+    return FailAll(Status(StatusCode::kInvalidArgument, "sources or targets is null"), results);
+  std::vector<std::vector<int32_t>> source_ids(sources, sources + count);
+  std::vector<std::vector<int32_t>> target_ids(targets, targets + count);
+  for (size_t i = 0; i < count; ++i) {
+    TextResult& r = (*results)[i];
+    r.status = impl_->CheckIds(&source_ids[i], &r.warning);
+  }
+  impl_->ScorePrepared(source_ids, target_ids, results);
   return Status::Ok();
 }
 
@@ -290,7 +412,7 @@ Status TextTranslator::TranslateStreaming(const std::string& text, const DecodeO
   streaming.on_token_user_data = &stream;
   const std::vector<int32_t>* one = &source;
   TextResult* out = result;
-  status = impl_->TranslateBatch(&one, 1, streaming, /*return_scores=*/false, &out);
+  status = impl_->TranslateBatch(&one, nullptr, 1, streaming, /*return_scores=*/false, &out);
   if (!status.ok()) result->status = status;
   if (!result->status.ok()) return result->status;
   if (!stream.stopped()) result->status = stream.Finish(result->hypotheses[0].text);

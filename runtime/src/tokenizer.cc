@@ -1,6 +1,7 @@
 #include "edgemt/tokenizer.h"
 
 #include <memory>
+#include <mutex>
 #include <new>
 #include <string_view>
 #include <unordered_map>
@@ -23,8 +24,19 @@ struct Tokenizer::Impl {
   int vocab_size = 0;
   const Model* model = nullptr;              // with vocabularies: the pieces of the ids
   Side side = Side::kSource;
-  std::unordered_map<std::string_view, int32_t> source_ids;  // piece -> model id, in the mapped file
+  // piece -> model id, in the mapped file: built on the first Encode (a
+  // target side encodes only prefixes and targets to score).
+  mutable std::unordered_map<std::string_view, int32_t> piece_ids;
+  mutable std::once_flag piece_ids_built;
   int32_t unk_id = 0;                                         // this side's <unk>
+
+  void BuildPieceIds() const {
+    std::call_once(piece_ids_built, [this]() {
+      piece_ids.reserve(static_cast<size_t>(vocab_size));
+      for (int id = 0; id < vocab_size; ++id)
+        piece_ids.emplace(side == Side::kSource ? model->source_piece(id) : model->target_piece(id), id);
+    });
+  }
 };
 
 namespace {
@@ -96,10 +108,9 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side si
     impl->side = side;
     impl->unk_id = config.unk_id;
     if (side == Side::kSource) {
-      impl->source_ids.reserve(static_cast<size_t>(impl->vocab_size));
-      for (int id = 0; id < impl->vocab_size; ++id) impl->source_ids.emplace(model.source_piece(id), id);
-      const auto unk = impl->source_ids.find(model.target_piece(config.unk_id));
-      if (unk != impl->source_ids.end()) impl->unk_id = unk->second;
+      impl->BuildPieceIds();
+      const auto unk = impl->piece_ids.find(model.target_piece(config.unk_id));
+      if (unk != impl->piece_ids.end()) impl->unk_id = unk->second;
     }
     return std::unique_ptr<Tokenizer>(new (std::nothrow) Tokenizer(std::move(impl)));
   }
@@ -118,9 +129,10 @@ Status Tokenizer::Encode(std::string_view text, std::vector<int32_t>* ids) const
   ids->clear();
   if (impl_->model == nullptr) return impl_->pieces->EncodeIds(text, ids);
   // The model's vocabulary gives each piece its id; a piece it lacks is <unk>.
+  impl_->BuildPieceIds();
   auto id_of = [this](std::string_view piece) {
-    const auto found = impl_->source_ids.find(piece);
-    return found == impl_->source_ids.end() ? impl_->unk_id : found->second;
+    const auto found = impl_->piece_ids.find(piece);
+    return found == impl_->piece_ids.end() ? impl_->unk_id : found->second;
   };
   if (impl_->pieces == nullptr) {
     for (size_t i = 0; i < text.size();) {

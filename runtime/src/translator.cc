@@ -14,10 +14,12 @@
 #include <vector>
 
 #include "arena.h"
+#include "decoding/alternatives.h"
 #include "decoding/beam_search.h"
 #include "decoding/decoding_job.h"
 #include "decoding/greedy.h"
 #include "decoding/log_sum_exp.h"
+#include "decoding/scoring.h"
 #include "layers/decoder.h"
 #include "layers/encoder.h"
 #include "model_state.h"
@@ -133,32 +135,63 @@ struct Translator::Impl final : StepModel {
     }
     return Status::Ok();
   }
-  const float* logits() const override { return workspace.logits; }
+  float* logits() override { return workspace.logits; }
   void ReorderCache(size_t first, const int32_t* parents, size_t live, size_t positions) override {
     decoder.ReorderCache(first, parents, live, positions, workspace);
+  }
+
+  DecodingJob JobFor(const TokenIds* sources, size_t count, const DecodeOptions& decode) {
+    DecodingJob job;
+    job.config = &model->config();
+    job.options = &decode;
+    job.sources = sources;
+    job.count = count;
+    job.prefixes = decode.target_prefixes;
+    job.processors = LogitsProcessors::Of(decode, model->config().unk_id);
+    job.max_target = limits.target;
+    job.log_sum_exp = &log_sum_exp;
+    job.profile = profiling();
+    return job;
   }
 
   // The public overloads pass exactly one of `outputs` and `hypotheses`.
   Status Translate(const TokenIds* sources, size_t count, TokenIds* outputs, Hypothesis* hypotheses,
                    const DecodeOptions& decode) {
     EDGEMT_RETURN_IF_ERROR(CheckDecodeOptions(decode, limits));
+    if (decode.return_alternatives && hypotheses == nullptr)
+      return InvalidArgument("return_alternatives needs the Translate overload that returns hypotheses");
+    EDGEMT_RETURN_IF_ERROR(CheckRequest(decode, count, limits, model->config().target_vocab_size));
     EDGEMT_RETURN_IF_ERROR(Encode(sources, count));
-    DecodingJob job;
-    job.config = &model->config();
-    job.options = &decode;
-    job.sources = sources;
-    job.count = count;
-    job.max_target = limits.target;
-    job.log_sum_exp = &log_sum_exp;
-    job.profile = profiling();
+    DecodingJob job = JobFor(sources, count, decode);
     job.outputs = outputs;
     job.hypotheses = hypotheses;
-    const Status status = decode.beam_size == 1
-                              ? DecodeGreedy(job, *this, workspace.decoding, workspace.greedy)
-                              : DecodeBeam(job, *this, workspace.decoding, workspace.beams);
-    const size_t rows = count * static_cast<size_t>(decode.beam_size);
-    if (decoder.StepRunsInParallel(rows)) ParkWorkers(pool);  // else they are parked already
+    Status status;
+    if (decode.return_alternatives) {
+      status = DecodeAlternatives(job, *this, workspace.decoding, workspace.greedy, workspace.beams,
+                                  workspace.alternatives);
+    } else if (decode.beam_size == 1) {
+      status = DecodeGreedy(job, *this, workspace.decoding, workspace.greedy);
+    } else {
+      status = DecodeBeam(job, *this, workspace.decoding, workspace.beams);
+    }
+    ParkAfterDecoding(count * static_cast<size_t>(decode.beam_size) *
+                      (decode.return_alternatives ? static_cast<size_t>(decode.num_hypotheses) : 1));
     return status;
+  }
+
+  Status Score(const TokenIds* sources, const TokenIds* targets, size_t count, Hypothesis* results) {
+    EDGEMT_RETURN_IF_ERROR(CheckTargets(targets, count, limits, model->config().target_vocab_size));
+    EDGEMT_RETURN_IF_ERROR(Encode(sources, count));
+    const DecodeOptions decode;
+    DecodingJob job = JobFor(sources, count, decode);
+    job.hypotheses = results;
+    const Status status = ScoreTargets(job, targets, *this, workspace.decoding, workspace.greedy);
+    ParkAfterDecoding(count);
+    return status;
+  }
+
+  void ParkAfterDecoding(size_t rows) {
+    if (decoder.StepRunsInParallel(rows)) ParkWorkers(pool);  // else they are parked already
   }
 };
 
@@ -228,6 +261,10 @@ Status Translator::Translate(const TokenIds* sources, size_t count, Hypothesis* 
                              const DecodeOptions& options) {
   if (hypotheses == nullptr) return InvalidArgument("hypotheses must not be null");
   return impl_->Translate(sources, count, nullptr, hypotheses, options);
+}
+Status Translator::Score(const TokenIds* sources, const TokenIds* targets, size_t count, Hypothesis* results) {
+  if (results == nullptr) return InvalidArgument("results must not be null");
+  return impl_->Score(sources, targets, count, results);
 }
 Status Translator::Encode(const TokenIds* sources, size_t count) { return impl_->Encode(sources, count); }
 Status Translator::DecodeStep(const int32_t* tokens) { return impl_->DecodeStep(tokens); }

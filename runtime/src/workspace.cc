@@ -52,6 +52,7 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
   layout->Add(&logits, rows * vocab);
   decoding.Plan(limits.batch, rows, vocab, layout);
   greedy.Plan(limits.batch, limits.target, layout);
+  alternatives.Plan(limits.batch, limits.target, layout);
   if (limits.beam > 1) {
     layout->Add(&cache_scratch, limits.beam * limits.target * d);
     beams.Plan(limits.batch, limits.beam, limits.target, layout);

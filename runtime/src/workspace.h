@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "arena.h"
+#include "decoding/alternatives.h"
 #include "decoding/beam_search.h"
 #include "decoding/decoding_job.h"
 #include "decoding/greedy.h"
@@ -51,6 +52,7 @@ struct Workspace {
   DecodingScratch decoding;           // both decoding loops
   GreedyBuffers greedy;
   BeamBuffers beams;                  // beam search only (beam > 1)
+  AlternativeBuffers alternatives;
   // Phase buffers: the encoder's are dead once decoding starts.
   StackBuffers encoder;  // rows = batch * source
   StackBuffers decoder;  // rows = batch * beam

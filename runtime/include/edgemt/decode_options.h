@@ -50,6 +50,39 @@ struct DecodeOptions {
   float sampling_topp = 1.0f;
   float sampling_temperature = 1.0f;
   uint64_t sampling_seed = 0;
+  // CTranslate2's decoding options, with its meaning.
+  // Target prefixes: null, or one per source (size 0: none). Sentence i's
+  // first target_prefixes[i].size output ids are these ids (without <s>
+  // and </s>; a </s> among them does not end it): each step feeds the next
+  // one instead of choosing, with log-probability 0 (the hypothesis's score
+  // counts them in its length, not in its sum); then decoding goes on as
+  // usual, from them. max_length and min_length count them (a longer
+  // prefix is cut at the length limit). With beam
+  // search, at the first step after a prefix only the best candidate may
+  // be </s> (CTranslate2's rule: the others become dead beams).
+  const TokenIds* target_prefixes = nullptr;
+  // Alternatives at the first position after the prefix (or the first
+  // position without one): the num_hypotheses (may exceed beam_size) most
+  // likely ids there (</s> excluded), best first, each completed by the
+  // usual search (beam_size, sampling) as a sentence of its own. Sentence i's
+  // hypotheses are those completions in the order of their first id; a
+  // completion's score is that id's log-probability plus the completion's
+  // own score (normalized over the ids after it only), as CTranslate2's;
+  // an alternative less likely than min_alternative_expansion_prob and
+  // every one after it are left out (empty ids, score -infinity). The
+  // sentences are decoded as a batch of count x num_hypotheses, which must
+  // fit the translator's max_batch_size.
+  bool return_alternatives = false;
+  float min_alternative_expansion_prob = 0.0f;
+  // Raw logits of ids already output (the prefix included) are divided by
+  // this penalty when positive and multiplied by it when negative, before
+  // each choice (CTRL's repetition penalty); 1: off. Must be positive.
+  float repetition_penalty = 1.0f;
+  // An id that would complete an n-gram already output (n =
+  // no_repeat_ngram_size, the prefix included) is not chosen; 0: off.
+  int no_repeat_ngram_size = 0;
+  // <unk> is never chosen.
+  bool disable_unk = false;
   // Streaming (beam_size 1 only): after each decoder step, on_token gets each
   // sentence's new id (</s> is not passed: the sentence just ends). When it
   // returns false, that sentence ends there, as at its length limit
@@ -64,7 +97,8 @@ struct DecodeOptions {
 struct Hypothesis {
   TokenIds ids;                           // without <s> and </s>
   float score = 0.0f;                     // the normalized score it was ranked by (see DecodeOptions)
-  // Per output id, its log-probability, and then </s>'s when it ended with </s>.
+  // Per output id, its log-probability, and then </s>'s when it ended with </s>
+  // (a target prefix's ids have 0; Translator::Score's targets, their own).
   const float* token_log_probs = nullptr;
   bool ended_with_eos = false;            // else it stopped at the length limit
 };

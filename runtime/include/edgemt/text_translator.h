@@ -70,11 +70,26 @@ class TextTranslator {
   // no tokenizer for texts); then results holds that status for each.
   // Scores and token log-probabilities are filled with beam search, n-best
   // or return_scores (greedy scores cost a pass over the vocabulary a step).
+  // target_prefixes: null, or per source the text its translation starts
+  // with (DecodeOptions::target_prefixes, which must stay null here; an
+  // empty text: no prefix). The hypotheses include it.
   Status TranslateTexts(const std::string* texts, size_t count, const DecodeOptions& decode,
-                        std::vector<TextResult>* results, bool return_scores = false);
-  // Source ids as Translator takes them (ending with </s>: nothing is added).
+                        std::vector<TextResult>* results, bool return_scores = false,
+                        const std::string* target_prefixes = nullptr);
+  // Source ids as Translator takes them (ending with </s>: nothing is
+  // added); target prefixes as target ids (no <s> or </s>).
   Status TranslateIds(const std::vector<int32_t>* sources, size_t count, const DecodeOptions& decode,
-                      std::vector<TextResult>* results, bool return_scores = false);
+                      std::vector<TextResult>* results, bool return_scores = false,
+                      const std::vector<int32_t>* target_prefixes = nullptr);
+
+  // Scores given translations (Translator::Score): each result's one
+  // hypothesis is targets[i] (its text, ids), token_log_probs those of
+  // its ids and then of </s>, and score their sum. A blank source scores
+  // nothing (no log-probabilities).
+  Status ScoreTexts(const std::string* sources, const std::string* targets, size_t count,
+                    std::vector<TextResult>* results);
+  Status ScoreIds(const std::vector<int32_t>* sources, const std::vector<int32_t>* targets, size_t count,
+                  std::vector<TextResult>* results);
 
   // One text, decoded greedily or by sampling (beam_size 1): on_piece gets
   // the output text as the decoder produces it. Pieces are whole UTF-8

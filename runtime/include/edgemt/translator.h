@@ -45,6 +45,13 @@ class Translator {
   // k-th best. Greedy decoding gives one hypothesis with its scores.
   Status Translate(const TokenIds* sources, size_t count, Hypothesis* hypotheses, const DecodeOptions& options);
 
+  // The log-probability of each id of targets[i] (target ids without <s>
+  // and </s>) and then of </s>, given sources[i], as CTranslate2's
+  // score_batch: results[i].ids is targets[i], token_log_probs has
+  // targets[i].size + 1 entries (log-softmax over the whole vocabulary),
+  // score is their sum and ended_with_eos is true.
+  Status Score(const TokenIds* sources, const TokenIds* targets, size_t count, Hypothesis* results);
+
   // Ok when Translate accepts these options with this translator's limits;
   // else the status Translate would return for them.
   Status CheckOptions(const DecodeOptions& options) const;

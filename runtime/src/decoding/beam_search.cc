@@ -8,6 +8,7 @@
 namespace edgemt {
 
 float NormalizedScore(float log_prob_sum, size_t length, float length_penalty) {
+  if (length == 0) return log_prob_sum;  // an alternative cut right after its first id
   return log_prob_sum / static_cast<float>(std::pow(static_cast<double>(length), static_cast<double>(length_penalty)));
 }
 
@@ -59,11 +60,11 @@ int32_t FinishedSlot(const BeamRule& rule, size_t sentence, float score, BeamBuf
 // (`produced` ids, in buffer `current`) followed by `token` (</s>, or any
 // token at the length limit) of log-probability `token_log_prob`; `sum`
 // includes it.
-void Finish(const BeamRule& rule, size_t sentence, size_t from, size_t produced, int current, int32_t token,
-            float token_log_prob, float sum, BeamBuffers* b) {
+void Finish(const BeamRule& rule, size_t sentence, size_t from, size_t produced, size_t scored_from, int current,
+            int32_t token, float token_log_prob, float sum, BeamBuffers* b) {
   ++b->finished_total[sentence];
   const size_t length = produced + 1;
-  const float score = NormalizedScore(sum, length, rule.length_penalty);
+  const float score = NormalizedScore(sum, length - std::min(scored_from, length), rule.length_penalty);
   const int32_t kept = FinishedSlot(rule, sentence, score, b);
   if (kept < 0) return;
   const size_t slot = static_cast<size_t>(kept);
@@ -126,11 +127,35 @@ size_t BestCandidates(const BeamRule& rule, size_t first, const float* logits, c
   return count;
 }
 
+// A step that feeds the sentence's target prefix id `token` instead of
+// choosing: its one hypothesis goes on with it (log-probability 0), every
+// row of the sentence feeding it (RowsOf); at the length limit it finishes.
+BeamStepResult ForcedStep(const BeamRule& rule, size_t sentence, int32_t token, size_t produced, bool last_step,
+                          size_t scored_from, int current, BeamBuffers* b, int32_t* next_tokens) {
+  const size_t first = sentence * rule.beam;
+  BeamStepResult result;
+  if (last_step) {
+    Finish(rule, sentence, 0, produced, scored_from, current, token, 0.0f, b->cumulative[first], b);
+    result.done = true;
+    return result;
+  }
+  const size_t t = b->max_length;
+  const int next = 1 - current;
+  std::memcpy(b->ids[next] + first * t, b->ids[current] + first * t, produced * sizeof(int32_t));
+  std::memcpy(b->log_probs[next] + first * t, b->log_probs[current] + first * t, produced * sizeof(float));
+  b->ids[next][first * t + produced] = token;
+  b->log_probs[next][first * t + produced] = 0.0f;
+  b->parent[first] = 0;
+  for (size_t r = 0; r < rule.beam; ++r) next_tokens[r] = token;
+  result.live = 1;
+  return result;
+}
+
 }  // namespace
 
 BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logits, const float* log_sum_exp,
                         size_t live, size_t produced, bool eos_allowed, bool last_step, int current, BeamBuffers* b,
-                        int32_t* next_tokens) {
+                        int32_t* next_tokens, size_t scored_from, bool after_prefix) {
   const size_t beam = rule.beam;
   const size_t t = b->max_length;
   const size_t first = sentence * beam;
@@ -139,16 +164,21 @@ BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logi
   // Among the best `beam`, </s> (or anything at the length limit) finishes a
   // hypothesis; the first `beam` candidates other than </s> go on.
   BeamStepResult result;
+  size_t places = beam;  // alive places left by dead beams
   for (size_t i = 0; i < count; ++i) {
     const size_t from = static_cast<size_t>(b->candidate_rows[i]);
     const int32_t token = b->candidate_tokens[i];
     const float score = b->candidate_scores[i];
     const float token_log_prob = score - b->cumulative[first + from];
+    if (after_prefix && !last_step && token == rule.eos_id && i > 0 && i < beam) {
+      --places;
+      continue;
+    }
     if (i < beam && (token == rule.eos_id || last_step)) {
       if (i == 0) b->top_finished[sentence] = 1;
-      Finish(rule, sentence, from, produced, current, token, token_log_prob, score, b);
+      Finish(rule, sentence, from, produced, scored_from, current, token, token_log_prob, score, b);
     }
-    if (token == rule.eos_id || result.live == beam || last_step) continue;
+    if (token == rule.eos_id || result.live == places || last_step) continue;
     const size_t to = first + result.live;
     b->parent[to] = static_cast<int32_t>(from);
     std::memcpy(b->ids[next] + to * t, b->ids[current] + (first + from) * t, produced * sizeof(int32_t));
@@ -237,15 +267,17 @@ BeamRule RuleOf(const DecodingJob& job) {
 // differently, and a sentence alone would run its first step on the
 // 1-row kernel while a batch runs it on the multi-row one (later steps
 // have beam >= 2 rows a sentence either way).
-size_t RowsOf(const BeamBuffers& b, size_t beam, size_t s, size_t step) {
-  return step == 0 ? beam : static_cast<size_t>(b.live[s]);
+// The same holds while a target prefix is fed, up to the first step after
+// it: the sentence has one hypothesis, computed `beam` times.
+size_t RowsOf(const DecodingJob& job, const BeamBuffers& b, size_t beam, size_t s, size_t step) {
+  return step <= job.PrefixOf(s).size ? beam : static_cast<size_t>(b.live[s]);
 }
 
 size_t GatherRows(const DecodingJob& job, size_t beam, size_t step, DecodingScratch& scratch, const BeamBuffers& b) {
   size_t rows = 0;
   for (size_t s = 0; s < job.count; ++s) {
     if (scratch.states[s] != SentenceState::kDecoding) continue;
-    for (size_t r = 0; r < RowsOf(b, beam, s, step); ++r, ++rows) {
+    for (size_t r = 0; r < RowsOf(job, b, beam, s, step); ++r, ++rows) {
       scratch.row_slots[rows] = static_cast<int32_t>(s * beam + r);
       scratch.row_tokens[rows] = b.next_tokens[s * beam + r];
     }
@@ -261,19 +293,34 @@ void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int c
   // Log-probabilities over the ids this step may choose (CTranslate2's).
   BannedIds excluded = rule.banned;
   if (!eos_allowed) excluded.Add(rule.eos_id);
-  const float* logits = model.logits();  // the next unfinished sentence's first row
+  float* logits = model.logits();  // the next unfinished sentence's first row
+  const size_t t = b.max_length;
   for (size_t s = 0; s < job.count; ++s) {
     if (scratch.states[s] != SentenceState::kDecoding) continue;
     const bool last_step = step + 1 >= job.StepsFor(s);
     const size_t live = static_cast<size_t>(b.live[s]);
+    const size_t first = s * rule.beam;
+    const size_t from = job.ScoredFrom(s);
+    const TokenIds prefix = job.PrefixOf(s);
+    float* rows = logits;
+    logits += RowsOf(job, b, rule.beam, s, step) * rule.vocab;
+    if (step < prefix.size) {
+      const BeamStepResult forced = ForcedStep(rule, s, prefix.data[step], step, last_step, from, current, &b,
+                                               b.next_tokens + first);
+      b.live[s] = static_cast<int32_t>(forced.live);
+      if (forced.done) scratch.states[s] = SentenceState::kStopped;
+      continue;  // one hypothesis in place: no cache to move
+    }
     float normalizers[kMaxBeamSize];
     for (size_t r = 0; r < live; ++r) {
-      const float* row = logits + r * rule.vocab;
+      float* row = rows + r * rule.vocab;
+      if (job.processors.active())
+        ApplyLogitsProcessors(job.processors, b.ids[current] + (first + r) * t + from, step - from, row, rule.vocab);
       normalizers[r] = ExcludingIds(job.log_sum_exp->Of(row, scratch.probs), row, scratch.probs, rule.vocab, excluded);
     }
-    const BeamStepResult result = BeamStep(rule, s, logits, normalizers, live, step, eos_allowed, last_step, current,
-                                           &b, b.next_tokens + s * rule.beam);
-    logits += RowsOf(b, rule.beam, s, step) * rule.vocab;
+    const bool after_prefix = !job.completing && prefix.size > 0 && step == prefix.size;
+    const BeamStepResult result = BeamStep(rule, s, rows, normalizers, live, step, eos_allowed, last_step, current,
+                                           &b, b.next_tokens + first, from, after_prefix);
     b.live[s] = static_cast<int32_t>(result.live);
     if (result.done) {
       scratch.states[s] = SentenceState::kStopped;
@@ -325,7 +372,7 @@ Status DecodeBeam(const DecodingJob& job, StepModel& model, DecodingScratch& scr
   // Every sentence is done within StepsFor(it) <= max_target steps.
   for (size_t step = 0, rows = GatherRows(job, beam, 0, scratch, b); rows > 0;
        ++step, rows = GatherRows(job, beam, step, scratch, b)) {
-    EDGEMT_RETURN_IF_ERROR(model.Step(scratch.row_tokens, scratch.row_slots, rows, beam, step));
+    EDGEMT_RETURN_IF_ERROR(model.Step(scratch.row_tokens, scratch.row_slots, rows, beam * job.per_source, step));
     const auto start = std::chrono::steady_clock::now();
     ChooseStep(job, rule, step, current, model, scratch, b);
     current = 1 - current;

@@ -63,7 +63,12 @@ float NormalizedScore(float log_prob_sum, size_t length, float length_penalty);
 
 // One step of one sentence. `logits` holds a row for each of its `live`
 // hypotheses (the first step has one), and
-// `log_sum_exp` their normalizers; `produced` ids are out so far.
+// `log_sum_exp` their normalizers; `produced` ids are out so far, of which
+// the first `scored_from` are not counted in a finished hypothesis's length
+// (an alternative's first ids). `after_prefix`: the first step after a
+// target prefix, where, as in CTranslate2, a </s> among the best `beam`
+// candidates other than the best one neither finishes nor goes on but
+// takes an alive place (a dead beam).
 // `eos_allowed` is false before min_length; `last_step` is the step that
 // reaches the sentence's length limit. Writes the sentence's
 // parent, cumulative, ids[1 - current] and log_probs[1 - current] for the
@@ -74,7 +79,8 @@ float NormalizedScore(float log_prob_sum, size_t length, float length_penalty);
 // `num_hypotheses` have finished.
 BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logits, const float* log_sum_exp,
                         size_t live, size_t produced, bool eos_allowed, bool last_step, int current,
-                        BeamBuffers* buffers, int32_t* next_tokens);
+                        BeamBuffers* buffers, int32_t* next_tokens, size_t scored_from = 0,
+                        bool after_prefix = false);
 
 // Sorts a sentence's finished hypotheses into buffers->order (best first:
 // the higher score, then the lower slot: the one that finished first,

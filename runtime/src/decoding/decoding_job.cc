@@ -13,8 +13,9 @@ void DecodingScratch::Plan(size_t batch, size_t rows, size_t vocab, ArenaLayout*
 }
 
 size_t DecodingJob::StepsFor(size_t s) const {
+  if (step_limits != nullptr) return static_cast<size_t>(step_limits[s]);
   if (options->max_length > 0) return static_cast<size_t>(options->max_length);
-  return std::min(2 * sources[s].size + 10, max_target);
+  return std::min(2 * SourceOf(s).size + 10 + PrefixOf(s).size, max_target);
 }
 
 BannedIds ModelBans(const ModelConfig& config, bool greedy) {

@@ -9,6 +9,7 @@
 #include "arena.h"
 #include "decoding/banned_ids.h"
 #include "decoding/log_sum_exp.h"
+#include "decoding/logits_processors.h"
 #include "edgemt/decode_options.h"
 #include "edgemt/model_config.h"
 #include "edgemt/types.h"
@@ -34,7 +35,19 @@ struct DecodingJob {
   const ModelConfig* config = nullptr;
   const DecodeOptions* options = nullptr;
   const TokenIds* sources = nullptr;  // each ends with </s>
-  size_t count = 0;
+  size_t count = 0;                   // sentences
+  size_t per_source = 1;              // sentences per source: sentence s translates sources[s / per_source]
+  // Each sentence's forced first ids (DecodeOptions::target_prefixes), or null.
+  const TokenIds* prefixes = nullptr;
+  // Alternatives' completions (alternatives.h): each sentence's prefix is
+  // its alternative's first ids, which are not part of what is scored: the
+  // score's length, the logits processors' history and CTranslate2's </s>
+  // rule after a prefix leave them out.
+  bool completing = false;
+  // Each sentence's decoder steps, overriding StepsFor's rule, or null
+  // (completions keep the limit of the sentence they complete).
+  const int32_t* step_limits = nullptr;
+  LogitsProcessors processors;
   size_t max_target = 0;              // the translator's max_target_length: the output buffers' stride
   const LogSumExp* log_sum_exp = nullptr;
   TranslationProfile* profile = nullptr;  // null: not profiling
@@ -43,7 +56,12 @@ struct DecodingJob {
   TokenIds* outputs = nullptr;
   Hypothesis* hypotheses = nullptr;
 
-  // Decoder steps for source s: max_length, or the reference's rule.
+  const TokenIds& SourceOf(size_t s) const { return sources[s / per_source]; }
+  TokenIds PrefixOf(size_t s) const { return prefixes != nullptr ? prefixes[s] : TokenIds{}; }
+  // The first id of sentence s that its score and the processors count.
+  size_t ScoredFrom(size_t s) const { return completing ? PrefixOf(s).size : 0; }
+  // Decoder steps for sentence s: step_limits[s], max_length, or the
+  // reference's rule (which leaves room for its prefix).
   size_t StepsFor(size_t s) const;
 };
 

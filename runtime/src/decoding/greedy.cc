@@ -1,5 +1,7 @@
 #include "decoding/greedy.h"
 
+#include <algorithm>
+
 #include "decoding/beam_search.h"
 #include "decoding/log_sum_exp.h"
 #include "decoding/next_token.h"
@@ -32,20 +34,34 @@ GreedyRule RuleOf(const DecodingJob& job) {
 // Chooses sentence s's next id from its row's logits, records its
 // log-probability when scores are asked for, and settles the sentence's
 // state. True when the sentence goes on, with *chosen its next decoder input.
-bool Advance(const DecodingJob& job, const GreedyRule& g, size_t s, const float* logits, DecodingScratch& scratch,
+// A target prefix's ids are fed instead of chosen, with log-probability 0.
+bool Advance(const DecodingJob& job, const GreedyRule& g, size_t s, float* logits, DecodingScratch& scratch,
              GreedyBuffers& b, int32_t* chosen) {
   const DecodeOptions& decode = *job.options;
   const size_t vocab = static_cast<size_t>(job.config->target_vocab_size);
   const int32_t produced = b.output_lengths[s];
-  const SamplingRule& rule = produced < decode.min_length ? g.before_min_length : g.rule;
-  const int32_t next = g.sampling ? SampleToken(logits, vocab, rule, &b.sampler_states[s], scratch.probs, scratch.ids)
-                                  : NextToken(logits, vocab, rule.banned);
-  if (job.hypotheses != nullptr) {  // only when asked: a pass over the vocabulary
-    const float lse = job.log_sum_exp->Of(logits, scratch.probs);
-    b.output_log_probs[s * (job.max_target + 1) + static_cast<size_t>(produced)] =
-        logits[next] - ExcludingIds(lse, logits, scratch.probs, vocab, rule.banned);
+  const TokenIds prefix = job.PrefixOf(s);
+  const bool forced = static_cast<size_t>(produced) < prefix.size;
+  float* log_prob = b.output_log_probs + s * (job.max_target + 1) + static_cast<size_t>(produced);
+  int32_t next = 0;
+  if (forced) {
+    next = prefix.data[produced];
+    *log_prob = 0.0f;
+  } else {
+    if (job.processors.active()) {
+      const size_t from = job.ScoredFrom(s);
+      ApplyLogitsProcessors(job.processors, b.output_ids + s * job.max_target + from,
+                            static_cast<size_t>(produced) - from, logits, vocab);
+    }
+    const SamplingRule& rule = produced < decode.min_length ? g.before_min_length : g.rule;
+    next = g.sampling ? SampleToken(logits, vocab, rule, &b.sampler_states[s], scratch.probs, scratch.ids)
+                      : NextToken(logits, vocab, rule.banned);
+    if (job.hypotheses != nullptr) {  // only when asked: a pass over the vocabulary
+      const float lse = job.log_sum_exp->Of(logits, scratch.probs);
+      *log_prob = logits[next] - ExcludingIds(lse, logits, scratch.probs, vocab, rule.banned);
+    }
   }
-  if (next == job.config->eos_id) {
+  if (!forced && next == job.config->eos_id) {
     scratch.states[s] = SentenceState::kEndedWithEos;
     return false;
   }
@@ -67,9 +83,11 @@ void WriteResults(const DecodingJob& job, const DecodingScratch& scratch, const 
     h.ids = ids;
     h.ended_with_eos = scratch.states[s] == SentenceState::kEndedWithEos;
     h.token_log_probs = b.output_log_probs + s * (job.max_target + 1);
-    const size_t length = ids.size + (h.ended_with_eos ? 1 : 0);
+    const size_t total = ids.size + (h.ended_with_eos ? 1 : 0);
+    const size_t from = std::min(job.ScoredFrom(s), total);
+    const size_t length = total - from;
     float sum = 0.0f;
-    for (size_t i = 0; i < length; ++i) sum += h.token_log_probs[i];
+    for (size_t i = from; i < from + length; ++i) sum += h.token_log_probs[i];
     h.score = length == 0 ? 0.0f : NormalizedScore(sum, length, job.options->length_penalty);
   }
 }
@@ -91,7 +109,7 @@ Status DecodeGreedy(const DecodingJob& job, StepModel& model, DecodingScratch& s
   size_t rows = job.count;
   for (size_t s = 0; s < job.count; ++s) {
     if (rule.sampling)
-      b.sampler_states[s] = SamplingSeed(job.options->sampling_seed, job.sources[s].data, job.sources[s].size);
+      b.sampler_states[s] = SamplingSeed(job.options->sampling_seed, job.SourceOf(s).data, job.SourceOf(s).size);
     scratch.row_slots[s] = static_cast<int32_t>(s);
     scratch.row_tokens[s] = job.config->decoder_start_id;
     b.output_lengths[s] = 0;
@@ -99,7 +117,7 @@ Status DecodeGreedy(const DecodingJob& job, StepModel& model, DecodingScratch& s
   }
   // Every sentence finishes within StepsFor(it) <= max_target steps.
   for (size_t step = 0; rows > 0; ++step) {
-    EDGEMT_RETURN_IF_ERROR(model.Step(scratch.row_tokens, scratch.row_slots, rows, /*per_source=*/1, step));
+    EDGEMT_RETURN_IF_ERROR(model.Step(scratch.row_tokens, scratch.row_slots, rows, job.per_source, step));
     const auto start = std::chrono::steady_clock::now();
     size_t kept = 0;
     for (size_t r = 0; r < rows; ++r) {

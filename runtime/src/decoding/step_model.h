@@ -19,7 +19,8 @@ class StepModel {
   // slots[r] / per_source. Afterwards logits() holds [rows, target vocab].
   virtual Status Step(const int32_t* tokens, const int32_t* slots, size_t rows, size_t per_source,
                       size_t step) = 0;
-  virtual const float* logits() const = 0;
+  // The loops may rewrite a row before choosing from it (logits processors).
+  virtual float* logits() = 0;
   // Cache slots first + r (r < live) take the first `positions` keys and
   // values of slots first + parents[r].
   virtual void ReorderCache(size_t first, const int32_t* parents, size_t live, size_t positions) = 0;

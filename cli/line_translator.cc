@@ -53,7 +53,7 @@ Result<Options> WithModelDefaults(Options options, const ModelConfig& config) {
   if (options.beam_size == 0) {
     const bool greedy_only = options.sampling_topk != 1 || options.stream;
     options.beam_size = ModelDecodeDefaults(config, INT_MAX, greedy_only).beam_size;
-    if (options.n_best > options.beam_size)
+    if (options.n_best > options.beam_size && !options.alternatives)
       return Status(StatusCode::kInvalidArgument, "--n-best " + std::to_string(options.n_best) +
                                                       " is more than the model's beam size " +
                                                       std::to_string(options.beam_size) + " (set --beam-size)");
@@ -75,7 +75,8 @@ Result<std::unique_ptr<LineTranslator>> LineTranslator::Create(const Options& op
   self->options_ = resolved.value();
   TextTranslatorOptions text_options;
   TranslatorOptions& translator_options = text_options.translator;
-  translator_options.max_batch_size = options.batch_size;
+  // Alternatives are decoded as --n-best sentences each.
+  translator_options.max_batch_size = options.batch_size * (options.alternatives ? options.n_best : 1);
   translator_options.num_threads = options.threads;
   translator_options.max_source_length = options.max_source_length;
   translator_options.max_target_length = self->options_.max_length;
@@ -89,6 +90,12 @@ Result<std::unique_ptr<LineTranslator>> LineTranslator::Create(const Options& op
   if ((!options.input_ids || !options.output_ids) && !self->translator_->has_tokenizer()) {
     const Status& why = self->translator_->tokenizer_status();
     return Status(why.code(), why.message() + " (--input-ids, --output-ids)");
+  }
+  for (auto [path, file] : {std::make_pair(&options.target_prefix_path, &self->prefixes_),
+                            std::make_pair(&options.score_path, &self->targets_)}) {
+    if (path->empty()) continue;
+    file->open(*path, std::ios::binary);
+    if (!*file) return Status(StatusCode::kNotFound, "cannot open " + *path);
   }
   // An unusable cache costs time, never the translations.
   const Status& cache = self->translator_->translator().packed_cache_status();
@@ -107,7 +114,25 @@ DecodeOptions LineTranslator::Decoding() const {
   decode.sampling_topp = options_.sampling_topp;
   decode.sampling_temperature = options_.temperature;
   decode.sampling_seed = options_.seed;
+  decode.return_alternatives = options_.alternatives;
+  decode.min_alternative_expansion_prob = options_.min_alternative_prob;
+  decode.repetition_penalty = options_.repetition_penalty;
+  decode.no_repeat_ngram_size = options_.no_repeat_ngram_size;
+  decode.disable_unk = options_.disable_unk;
   return decode;
+}
+
+void LineTranslator::ReadSideLines(std::ifstream& file, const std::string& path, size_t count, size_t first_line,
+                                   std::vector<std::string>* lines, std::vector<Status>* missing) {
+  lines->assign(count, std::string());
+  missing->assign(count, Status::Ok());
+  for (size_t i = 0; i < count; ++i) {
+    if (std::getline(file, (*lines)[i])) {
+      if (!(*lines)[i].empty() && (*lines)[i].back() == '\r') (*lines)[i].pop_back();
+      continue;
+    }
+    (*missing)[i] = Status(StatusCode::kInvalidArgument, path + " has no line " + std::to_string(first_line + i));
+  }
 }
 
 std::string LineTranslator::Failed(size_t index) const {
@@ -140,28 +165,82 @@ std::string LineTranslator::Format(size_t index, const TextResult& result) const
 
 void LineTranslator::TranslateLines(const std::vector<std::string>& lines, size_t first_line,
                                     std::vector<std::string>* outputs) {
+  if (targets_.is_open()) return ScoreLines(lines, first_line, outputs);
   outputs->assign(lines.size(), std::string());
   const DecodeOptions decode = Decoding();
   // Scores cost a pass over the vocabulary per greedy step: only when printed.
   const bool scores = options_.scores || options_.n_best > 0;
+  std::vector<std::string> prefixes;
+  std::vector<Status> failed(lines.size());  // a line that cannot be read or parsed
+  if (prefixes_.is_open())
+    ReadSideLines(prefixes_, options_.target_prefix_path, lines.size(), first_line, &prefixes, &failed);
   std::vector<TextResult> results;
   if (options_.input_ids) {
     std::vector<std::vector<int32_t>> sources(lines.size());
-    std::vector<Status> parsed(lines.size());
+    std::vector<std::vector<int32_t>> prefix_ids(prefixes.size());
     for (size_t i = 0; i < lines.size(); ++i) {
-      parsed[i] = ParseIds(lines[i], &sources[i]);
-      if (!parsed[i].ok()) sources[i].clear();  // left out: its result is the parse error
+      if (failed[i].ok()) failed[i] = ParseIds(lines[i], &sources[i]);
+      if (failed[i].ok() && !prefixes.empty()) failed[i] = ParseIds(prefixes[i], &prefix_ids[i]);
+      if (!failed[i].ok()) sources[i].clear();  // left out: its result is the error
     }
-    translator_->TranslateIds(sources.data(), sources.size(), decode, &results, scores);
-    for (size_t i = 0; i < lines.size(); ++i) {
-      if (!parsed[i].ok()) results[i] = TextResult{parsed[i], std::string(), {}};
-    }
+    translator_->TranslateIds(sources.data(), sources.size(), decode, &results, scores,
+                              prefix_ids.empty() ? nullptr : prefix_ids.data());
   } else {
-    translator_->TranslateTexts(lines.data(), lines.size(), decode, &results, scores);
+    std::vector<std::string> texts = lines;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (!failed[i].ok()) texts[i].clear();
+    }
+    translator_->TranslateTexts(texts.data(), texts.size(), decode, &results, scores,
+                                prefixes.empty() ? nullptr : prefixes.data());
+  }
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!failed[i].ok()) results[i] = TextResult{failed[i], std::string(), {}};
   }
   for (size_t i = 0; i < lines.size(); ++i) {
     const size_t index = first_line + i - 1;
     (*outputs)[i] = Report(results[i], first_line + i) ? Format(index, results[i]) : Failed(index);
+  }
+}
+
+void LineTranslator::ScoreLines(const std::vector<std::string>& lines, size_t first_line,
+                                std::vector<std::string>* outputs) {
+  outputs->assign(lines.size(), std::string());
+  std::vector<std::string> targets;
+  std::vector<Status> failed;
+  ReadSideLines(targets_, options_.score_path, lines.size(), first_line, &targets, &failed);
+  std::vector<TextResult> results;
+  if (options_.input_ids) {
+    std::vector<std::vector<int32_t>> sources(lines.size()), target_ids(lines.size());
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (failed[i].ok()) failed[i] = ParseIds(lines[i], &sources[i]);
+      if (failed[i].ok()) failed[i] = ParseIds(targets[i], &target_ids[i]);
+      if (!failed[i].ok()) sources[i].clear(), target_ids[i].clear();
+    }
+    translator_->ScoreIds(sources.data(), target_ids.data(), lines.size(), &results);
+  } else {
+    translator_->ScoreTexts(lines.data(), targets.data(), lines.size(), &results);
+  }
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!failed[i].ok()) results[i] = TextResult{failed[i], std::string(), {}};
+    if (!Report(results[i], first_line + i)) {
+      (*outputs)[i] = "-inf |||  ||| ";
+      continue;
+    }
+    const TextHypothesis& h = results[i].hypotheses[0];
+    std::string text;
+    if (options_.output_ids) {
+      for (size_t k = 0; k < h.ids.size(); ++k) text += (k ? " " : "") + std::to_string(h.ids[k]);
+    } else {
+      text = h.text;
+    }
+    char number[32];
+    std::snprintf(number, sizeof(number), "%.9g", static_cast<double>(h.score));
+    std::string out = std::string(number) + " ||| " + text + " |||";
+    for (float lp : h.token_log_probs) {
+      std::snprintf(number, sizeof(number), " %.9g", static_cast<double>(lp));
+      out += number;
+    }
+    (*outputs)[i] = out;
   }
 }
 

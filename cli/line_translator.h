@@ -5,6 +5,7 @@
 // message, never the batch's fate.
 #pragma once
 
+#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,9 +35,16 @@ class LineTranslator {
   std::string Format(size_t index, const TextResult& result) const;
   // What a failed input line gives (no score).
   std::string Failed(size_t index) const;
+  // The next `count` lines of a side file (--target-prefix, --score), one
+  // per input line; a line past its end fails with a message.
+  void ReadSideLines(std::ifstream& file, const std::string& path, size_t count, size_t first_line,
+                     std::vector<std::string>* lines, std::vector<Status>* missing);
+  void ScoreLines(const std::vector<std::string>& lines, size_t first_line, std::vector<std::string>* outputs);
 
   Options options_;
   std::unique_ptr<TextTranslator> translator_;
+  std::ifstream prefixes_;  // --target-prefix
+  std::ifstream targets_;   // --score
 };
 
 }  // namespace edgemt::cli

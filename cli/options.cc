@@ -58,6 +58,18 @@ const char* Usage() {
          "                          a source longer than --max-source-length\n"
          "  --packed-cache DIR      keep the weights packed for this CPU in DIR: the first run\n"
          "                          writes a cache file, later runs map it instead of packing\n"
+         "  --target-prefix FILE    line N of FILE starts the translation of input line N\n"
+         "                          (forced tokens; an empty line: none; ids with --input-ids)\n"
+         "  --alternatives          the --n-best lines are alternatives: the N most likely tokens\n"
+         "                          after the prefix (or first), each completed by the search\n"
+         "                          (N may exceed --beam-size); CTranslate2's return_alternatives\n"
+         "  --min-alternative-prob P  leave out alternatives less likely than P (default 0)\n"
+         "  --repetition-penalty X  penalize tokens already output by X (default 1: none)\n"
+         "  --no-repeat-ngram-size N  never repeat an N-gram of the output (default 0: off)\n"
+         "  --disable-unk           never output <unk>\n"
+         "  --score FILE            score line N of FILE as the translation of input line N\n"
+         "                          instead of translating: 'SUM ||| TRANSLATION ||| LOGPROBS',\n"
+         "                          a log-probability per token and then </s>'s\n"
          "  --stream                write each translation piece by piece as it is produced\n"
          "                          (greedy or sampling, text in and out; one line at a time)\n"
          "  --input-ids             input lines are space-separated source ids, </s> included\n"
@@ -149,6 +161,23 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
         return false;
       }
       options->packed_cache_dir = text;
+    } else if (arg == "--target-prefix" || arg == "--score") {
+      if (!value(&text)) return false;
+      (arg == "--score" ? options->score_path : options->target_prefix_path) = text;
+    } else if (arg == "--alternatives") {
+      options->alternatives = true;
+    } else if (arg == "--min-alternative-prob" || arg == "--repetition-penalty") {
+      if (!value(&text)) return false;
+      const bool probability = arg == "--min-alternative-prob";
+      if (!ParseNumber(text, probability ? 0.0 : 1e-6, probability ? 1.0 : 1e6,
+                       probability ? &options->min_alternative_prob : &options->repetition_penalty)) {
+        *error = arg + " needs a number from " + (probability ? "0 to 1" : "1e-6 to 1e6") + ", not '" + text + "'";
+        return false;
+      }
+    } else if (arg == "--no-repeat-ngram-size") {
+      if (!count(0, 1 << 20, &options->no_repeat_ngram_size)) return false;
+    } else if (arg == "--disable-unk") {
+      options->disable_unk = true;
     } else if (arg == "--stream") {
       options->stream = true;
     } else if (arg == "--input-ids") {
@@ -177,7 +206,15 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
     *error = "--stream is for text in and text out with --beam-size 1, without --n-best or --scores";
     return false;
   }
-  if (options->beam_size > 0 && options->n_best > options->beam_size) {
+  if (options->stream && (!options->target_prefix_path.empty() || !options->score_path.empty())) {
+    *error = "--stream does not take --target-prefix or --score";
+    return false;
+  }
+  if (options->alternatives && options->n_best == 0) {
+    *error = "--alternatives needs --n-best N (how many)";
+    return false;
+  }
+  if (!options->alternatives && options->beam_size > 0 && options->n_best > options->beam_size) {
     *error = "--n-best " + std::to_string(options->n_best) + " is more than --beam-size " +
              std::to_string(options->beam_size);
     return false;

@@ -34,6 +34,13 @@ struct Options {
   bool input_ids = false;
   bool output_ids = false;
   bool stream = false;        // pieces as they come, one line at a time
+  std::string target_prefix_path;  // per input line, the start of its translation (empty line: none)
+  std::string score_path;     // per input line, a translation to score instead of translating
+  bool alternatives = false;  // --n-best alternatives at the first position after the prefix
+  float min_alternative_prob = 0.0f;
+  float repetition_penalty = 1.0f;
+  int no_repeat_ngram_size = 0;
+  bool disable_unk = false;
   LongInput long_input = LongInput::kTruncate;
   bool show_help = false;
   bool show_version = false;

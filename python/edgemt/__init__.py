@@ -18,7 +18,14 @@ up to max_beam_size, else 1), length_penalty, num_hypotheses (n-best, up to
 beam_size), max_length (0: min(2 * source length + 10, the model's
 positions); default: the model's own limit when it states one), min_length,
 sampling_topk (1: no sampling; 0: the whole vocabulary), sampling_topp,
-sampling_temperature, sampling_seed.
+sampling_temperature, sampling_seed; and CTranslate2's, with its meaning:
+return_alternatives (num_hypotheses alternatives at the first position
+after the target prefix, each completed by the search; num_hypotheses may
+exceed beam_size), min_alternative_expansion_prob, repetition_penalty,
+no_repeat_ngram_size, disable_unk. translate, translate_batch, translate_ids
+and translate_ids_batch take target_prefix: one per source (a text, or ids
+for the ids methods; None or empty: none), the forced start of its
+translation. score_batch and score_ids_batch score given translations.
 
 Errors raise ValueError (bad arguments or options: the runtime checks
 them), OSError (a file that cannot be read, a model without the tokenizer
@@ -38,7 +45,8 @@ __all__ = ["Model", "Translator", "TranslationResult", "MODEL_FORMATS"]
 _READ_AHEAD_BATCHES = 16
 
 _DECODING_OPTIONS = ("beam_size", "length_penalty", "num_hypotheses", "max_length", "min_length", "sampling_topk",
-                     "sampling_topp", "sampling_temperature", "sampling_seed")
+                     "sampling_topp", "sampling_temperature", "sampling_seed", "return_alternatives",
+                     "min_alternative_expansion_prob", "repetition_penalty", "no_repeat_ngram_size", "disable_unk")
 
 
 def _decode_options(options, defaults=None):
@@ -65,6 +73,18 @@ def _texts(texts, what="texts"):
         if not isinstance(text, str):
             raise TypeError("%s[%d] is %s, not str" % (what, i, type(text).__name__))
     return texts
+
+
+def _prefixes(target_prefix, count, ids):
+    """One target prefix per source ("" or [] for None), or [] for none at all."""
+    if target_prefix is None:
+        return []
+    target_prefix = list(target_prefix)
+    if len(target_prefix) != count:
+        raise ValueError("target_prefix has %d entries for %d sources" % (len(target_prefix), count))
+    if ids:
+        return [[] if p is None else list(p) for p in target_prefix]
+    return _texts(["" if p is None else p for p in target_prefix], "target_prefix")
 
 
 def _line(line, number):
@@ -125,30 +145,54 @@ class Translator(_Translator):
         defaults = self._model._decode_defaults(self.max_beam_size, greedy_only)
         return _decode_options(options, defaults)
 
-    def translate(self, texts, **options):
+    def translate(self, texts, target_prefix=None, **options):
         """Translates a list of texts; returns the best translation of each (list[str]).
 
         A blank text gives "". A source that fails (e.g. too long with
         long_input="error") raises, naming it ("source 3: ...")."""
-        return [result.hypotheses[0] for result in self.translate_batch(texts, **options)]
+        return [result.hypotheses[0] for result in self.translate_batch(texts, target_prefix=target_prefix, **options)]
 
-    def translate_batch(self, texts, return_scores=False, **options):
+    def translate_batch(self, texts, return_scores=False, target_prefix=None, **options):
         """Translates a list of texts; returns a TranslationResult per text: the
         num_hypotheses best hypotheses (texts, scores, ids, token log-probabilities,
         ended_with_eos) and a warning. Beam search and n-best always have scores;
-        greedy decoding computes them only with return_scores=True."""
-        return self._translate_texts(_texts(texts), self._decoding(options), bool(return_scores), 0)
+        greedy decoding computes them only with return_scores=True. target_prefix:
+        per text, the text its translation starts with (None or "": none)."""
+        texts = _texts(texts)
+        return self._translate_texts(texts, _prefixes(target_prefix, len(texts), ids=False),
+                                     self._decoding(options), bool(return_scores), 0)
 
-    def translate_ids(self, sources, **options):
+    def translate_ids(self, sources, target_prefix=None, **options):
         """Translates token ids: each source a list of source-vocabulary ids without
         </s> (it is added). Returns the best translation's ids for each (list[list[int]],
         without </s>). Works with models that have no tokenizer."""
-        return [result.ids[0] for result in self.translate_ids_batch(sources, **options)]
+        return [result.ids[0] for result in self.translate_ids_batch(sources, target_prefix=target_prefix, **options)]
 
-    def translate_ids_batch(self, sources, return_scores=False, **options):
+    def translate_ids_batch(self, sources, return_scores=False, target_prefix=None, **options):
         """As translate_ids, returning a TranslationResult per source (n-best ids and
-        scores; hypotheses holds their texts when the model has a tokenizer)."""
-        return self._translate_ids([list(ids) for ids in sources], self._decoding(options), bool(return_scores), 0)
+        scores; hypotheses holds their texts when the model has a tokenizer).
+        target_prefix: per source, target ids its translation starts with."""
+        sources = [list(ids) for ids in sources]
+        return self._translate_ids(sources, _prefixes(target_prefix, len(sources), ids=True),
+                                   self._decoding(options), bool(return_scores), 0)
+
+    def score_batch(self, sources, targets):
+        """Scores targets[i] as the translation of sources[i], as CTranslate2's
+        score_batch: a TranslationResult per pair whose one hypothesis is the
+        target, token_log_probs[0] the log-probability of each of its ids and
+        then of </s>, and scores[0] their sum."""
+        sources, targets = _texts(sources, "sources"), _texts(targets, "targets")
+        if len(sources) != len(targets):
+            raise ValueError("%d sources and %d targets" % (len(sources), len(targets)))
+        return self._score_texts(sources, targets)
+
+    def score_ids_batch(self, sources, targets):
+        """As score_batch for ids: sources without </s> (it is added), targets
+        without <s> and </s>."""
+        sources, targets = [list(ids) for ids in sources], [list(ids) for ids in targets]
+        if len(sources) != len(targets):
+            raise ValueError("%d sources and %d targets" % (len(sources), len(targets)))
+        return self._score_ids(sources, targets)
 
     def translate_iterable(self, lines, batch_size=32, **options):
         """Yields the best translation of each line of an iterable (a text file, a
@@ -174,7 +218,7 @@ class Translator(_Translator):
             yield from self._best(texts, decode, first)
 
     def _best(self, texts, decode, first_index):
-        return [result.hypotheses[0] for result in self._translate_texts(texts, decode, False, first_index)]
+        return [result.hypotheses[0] for result in self._translate_texts(texts, [], decode, False, first_index)]
 
     def translate_stream(self, text, **options):
         """Returns a generator of the translation of one text, piece by piece as the

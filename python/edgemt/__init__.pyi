@@ -63,34 +63,54 @@ class Translator:
     def max_target_length(self) -> int: ...
     @property
     def max_batch_tokens(self) -> int: ...
-    def translate(self, texts: Iterable[str], *, beam_size: int = ..., length_penalty: float = 1.0,
+    def translate(self, texts: Iterable[str], target_prefix: Optional[Sequence[Optional[str]]] = None, *, beam_size: int = ..., length_penalty: float = 1.0,
                   num_hypotheses: int = 1, max_length: int = ..., min_length: int = 0, sampling_topk: int = 1,
                   sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
-                  sampling_seed: int = 0) -> List[str]:
+                  sampling_seed: int = 0,
+                  return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
+                  repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> List[str]:
         """The best translation of each text."""
-    def translate_batch(self, texts: Iterable[str], return_scores: bool = False, *, beam_size: int = ...,
+    def translate_batch(self, texts: Iterable[str], return_scores: bool = False,
+                        target_prefix: Optional[Sequence[Optional[str]]] = None, *, beam_size: int = ...,
                         length_penalty: float = 1.0, num_hypotheses: int = 1, max_length: int = ...,
                         min_length: int = 0, sampling_topk: int = 1, sampling_topp: float = 1.0,
-                        sampling_temperature: float = 1.0, sampling_seed: int = 0) -> List[TranslationResult]:
+                        sampling_temperature: float = 1.0, sampling_seed: int = 0,
+                  return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
+                  repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> List[TranslationResult]:
         """A TranslationResult (n-best, scores, ids, log-probabilities, warning) per text."""
-    def translate_ids(self, sources: Iterable[Sequence[int]], *, beam_size: int = ..., length_penalty: float = 1.0,
+    def translate_ids(self, sources: Iterable[Sequence[int]],
+                      target_prefix: Optional[Sequence[Optional[Sequence[int]]]] = None, *, beam_size: int = ..., length_penalty: float = 1.0,
                       num_hypotheses: int = 1, max_length: int = ..., min_length: int = 0, sampling_topk: int = 1,
                       sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
-                      sampling_seed: int = 0) -> List[List[int]]:
+                      sampling_seed: int = 0,
+                  return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
+                  repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> List[List[int]]:
         """The best translation's ids for each source (ids without </s> in and out)."""
-    def translate_ids_batch(self, sources: Iterable[Sequence[int]], return_scores: bool = False, *,
+    def translate_ids_batch(self, sources: Iterable[Sequence[int]], return_scores: bool = False,
+                            target_prefix: Optional[Sequence[Optional[Sequence[int]]]] = None, *,
                             beam_size: int = ..., length_penalty: float = 1.0, num_hypotheses: int = 1,
                             max_length: int = ..., min_length: int = 0, sampling_topk: int = 1,
                             sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
-                            sampling_seed: int = 0) -> List[TranslationResult]:
+                            sampling_seed: int = 0,
+                  return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
+                  repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> List[TranslationResult]:
         """A TranslationResult per source of ids."""
     def translate_iterable(self, lines: Iterable[str], batch_size: int = 32, *, beam_size: int = ...,
                            length_penalty: float = 1.0, num_hypotheses: int = 1, max_length: int = ...,
                            min_length: int = 0, sampling_topk: int = 1, sampling_topp: float = 1.0,
-                           sampling_temperature: float = 1.0, sampling_seed: int = 0) -> Iterator[str]:
+                           sampling_temperature: float = 1.0, sampling_seed: int = 0,
+                  return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
+                  repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> Iterator[str]:
         """One translation per line, in order, reading 16 x batch_size lines at a time, sorted by length into batches (bounded memory)."""
     def translate_stream(self, text: str, *, beam_size: int = ..., length_penalty: float = 1.0,
                          num_hypotheses: int = 1, max_length: int = ..., min_length: int = 0,
                          sampling_topk: int = 1, sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
-                         sampling_seed: int = 0) -> Iterator[str]:
+                         sampling_seed: int = 0,
+                  return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
+                  repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> Iterator[str]:
         """The translation of one text, piece by piece as the decoder produces it; closing stops decoding."""
+    def score_batch(self, sources: Iterable[str], targets: Iterable[str]) -> List[TranslationResult]:
+        """Per pair, the target as one hypothesis: token_log_probs[0] per id and then </s>, scores[0] their sum."""
+    def score_ids_batch(self, sources: Iterable[Sequence[int]],
+                        targets: Iterable[Sequence[int]]) -> List[TranslationResult]:
+        """As score_batch, for ids (sources without </s>, targets without <s> and </s>)."""

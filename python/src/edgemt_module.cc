@@ -133,7 +133,12 @@ PYBIND11_MODULE(_edgemt, m) {
       .def_readwrite("sampling_topk", &edgemt::DecodeOptions::sampling_topk)
       .def_readwrite("sampling_topp", &edgemt::DecodeOptions::sampling_topp)
       .def_readwrite("sampling_temperature", &edgemt::DecodeOptions::sampling_temperature)
-      .def_readwrite("sampling_seed", &edgemt::DecodeOptions::sampling_seed);
+      .def_readwrite("sampling_seed", &edgemt::DecodeOptions::sampling_seed)
+      .def_readwrite("return_alternatives", &edgemt::DecodeOptions::return_alternatives)
+      .def_readwrite("min_alternative_expansion_prob", &edgemt::DecodeOptions::min_alternative_expansion_prob)
+      .def_readwrite("repetition_penalty", &edgemt::DecodeOptions::repetition_penalty)
+      .def_readwrite("no_repeat_ngram_size", &edgemt::DecodeOptions::no_repeat_ngram_size)
+      .def_readwrite("disable_unk", &edgemt::DecodeOptions::disable_unk);
 
   py::class_<PieceStream>(m, "_PieceStream", "A translation streaming on a worker thread (Translator.translate_stream).")
       .def("next", &NextPiece, "Waits (without the GIL) for the next piece; None at the end.")
@@ -156,10 +161,12 @@ PYBIND11_MODULE(_edgemt, m) {
            py::arg("model"), py::arg("threads"), py::arg("max_batch_size"), py::arg("max_beam_size"),
            py::arg("max_source_length"), py::arg("max_target_length"), py::arg("long_input"),
            py::arg("packed_cache_dir"), py::arg("max_batch_tokens"))
-      .def("_translate_texts", &Translator::TranslateTexts, py::arg("texts"), py::arg("decode"),
-           py::arg("return_scores"), py::arg("first_index"))
-      .def("_translate_ids", &Translator::TranslateIds, py::arg("sources"), py::arg("decode"),
-           py::arg("return_scores"), py::arg("first_index"))
+      .def("_translate_texts", &Translator::TranslateTexts, py::arg("texts"), py::arg("target_prefixes"),
+           py::arg("decode"), py::arg("return_scores"), py::arg("first_index"))
+      .def("_translate_ids", &Translator::TranslateIds, py::arg("sources"), py::arg("target_prefixes"),
+           py::arg("decode"), py::arg("return_scores"), py::arg("first_index"))
+      .def("_score_texts", &Translator::ScoreTexts, py::arg("sources"), py::arg("targets"))
+      .def("_score_ids", &Translator::ScoreIds, py::arg("sources"), py::arg("targets"))
       // The stream keeps its translator alive: its worker thread uses it.
       .def("_start_stream", &Translator::StartStream, py::arg("text"), py::arg("decode"), py::keep_alive<0, 1>())
       .def_property_readonly(

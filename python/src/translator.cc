@@ -62,18 +62,21 @@ Translator::Translator(const Model& model, const edgemt::TextTranslatorOptions& 
 }
 
 std::vector<TranslationResult> Translator::TranslateTexts(const std::vector<std::string>& texts,
+                                                          const std::vector<std::string>& target_prefixes,
                                                           const edgemt::DecodeOptions& decode, bool return_scores,
                                                           size_t first_index) {
   std::vector<edgemt::TextResult> results;
   edgemt::Status status;
   {
     py::gil_scoped_release released;
-    status = translator_->TranslateTexts(texts.data(), texts.size(), decode, &results, return_scores);
+    status = translator_->TranslateTexts(texts.data(), texts.size(), decode, &results, return_scores,
+                                         target_prefixes.empty() ? nullptr : target_prefixes.data());
   }
   return Collect(status, results, first_index);
 }
 
 std::vector<TranslationResult> Translator::TranslateIds(std::vector<std::vector<int32_t>> sources,
+                                                        const std::vector<std::vector<int32_t>>& target_prefixes,
                                                         const edgemt::DecodeOptions& decode, bool return_scores,
                                                         size_t first_index) {
   // Framed as a text's ids are; no ids: a blank source, as an empty text.
@@ -82,9 +85,33 @@ std::vector<TranslationResult> Translator::TranslateIds(std::vector<std::vector<
   edgemt::Status status;
   {
     py::gil_scoped_release released;
-    status = translator_->TranslateIds(sources.data(), sources.size(), decode, &results, return_scores);
+    status = translator_->TranslateIds(sources.data(), sources.size(), decode, &results, return_scores,
+                                       target_prefixes.empty() ? nullptr : target_prefixes.data());
   }
   return Collect(status, results, first_index);
+}
+
+std::vector<TranslationResult> Translator::ScoreTexts(const std::vector<std::string>& sources,
+                                                      const std::vector<std::string>& targets) {
+  std::vector<edgemt::TextResult> results;
+  edgemt::Status status;
+  {
+    py::gil_scoped_release released;
+    status = translator_->ScoreTexts(sources.data(), targets.data(), sources.size(), &results);
+  }
+  return Collect(status, results, 0);
+}
+
+std::vector<TranslationResult> Translator::ScoreIds(std::vector<std::vector<int32_t>> sources,
+                                                    const std::vector<std::vector<int32_t>>& targets) {
+  for (std::vector<int32_t>& ids : sources) edgemt::FrameSource(translator_->model().config(), &ids);
+  std::vector<edgemt::TextResult> results;
+  edgemt::Status status;
+  {
+    py::gil_scoped_release released;
+    status = translator_->ScoreIds(sources.data(), targets.data(), sources.size(), &results);
+  }
+  return Collect(status, results, 0);
 }
 
 std::unique_ptr<PieceStream> Translator::StartStream(std::string text, const edgemt::DecodeOptions& decode) {

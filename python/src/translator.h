@@ -39,13 +39,21 @@ class Translator {
 
   // Results in order; a source that failed raises ("source N: ...", N
   // counting from first_index, so that a long stream names the line).
+  // target_prefixes: empty, or one per source (TextTranslator's).
   std::vector<TranslationResult> TranslateTexts(const std::vector<std::string>& texts,
+                                                const std::vector<std::string>& target_prefixes,
                                                 const edgemt::DecodeOptions& decode, bool return_scores,
                                                 size_t first_index);
   // Sources without </s> (it is added here).
   std::vector<TranslationResult> TranslateIds(std::vector<std::vector<int32_t>> sources,
+                                              const std::vector<std::vector<int32_t>>& target_prefixes,
                                               const edgemt::DecodeOptions& decode, bool return_scores,
                                               size_t first_index);
+  // Scores targets[i] as the translation of sources[i] (TextTranslator::ScoreTexts).
+  std::vector<TranslationResult> ScoreTexts(const std::vector<std::string>& sources,
+                                            const std::vector<std::string>& targets);
+  std::vector<TranslationResult> ScoreIds(std::vector<std::vector<int32_t>> sources,
+                                          const std::vector<std::vector<int32_t>>& targets);
   // Starts translating text on a worker thread; its pieces come out of the
   // stream. The stream refers to this translator, which must outlive it.
   std::unique_ptr<PieceStream> StartStream(std::string text, const edgemt::DecodeOptions& decode);

@@ -148,6 +148,14 @@ void edgemt_decode_options_init(edgemt_decode_options* options) {
   options->sampling_topp = defaults.sampling_topp;
   options->sampling_temperature = defaults.sampling_temperature;
   options->sampling_seed = defaults.sampling_seed;
+  options->target_prefixes = nullptr;
+  options->target_prefix_ids = nullptr;
+  options->target_prefix_lengths = nullptr;
+  options->return_alternatives = 0;
+  options->min_alternative_expansion_prob = defaults.min_alternative_expansion_prob;
+  options->repetition_penalty = defaults.repetition_penalty;
+  options->no_repeat_ngram_size = defaults.no_repeat_ngram_size;
+  options->disable_unk = 0;
 }
 
 void edgemt_decode_options_init_for_model(const edgemt_model* model, edgemt_decode_options* options) {

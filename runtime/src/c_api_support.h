@@ -132,7 +132,43 @@ inline edgemt::DecodeOptions DecodeOf(const edgemt_decode_options& o) {
   d.sampling_topp = o.sampling_topp;
   d.sampling_temperature = o.sampling_temperature;
   d.sampling_seed = o.sampling_seed;
-  return d;
+  d.return_alternatives = o.return_alternatives != 0;
+  d.min_alternative_expansion_prob = o.min_alternative_expansion_prob;
+  d.repetition_penalty = o.repetition_penalty;
+  d.no_repeat_ngram_size = o.no_repeat_ngram_size;
+  d.disable_unk = o.disable_unk != 0;
+  return d;  // target prefixes go to the text layer as arguments (TextPrefixes, IdPrefixes)
+}
+
+// The options' text prefixes for `count` sources, or an empty vector for none.
+inline std::vector<std::string> TextPrefixes(const edgemt_decode_options& o, size_t count) {
+  std::vector<std::string> prefixes;
+  if (o.target_prefixes == nullptr) return prefixes;
+  prefixes.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (o.target_prefixes[i] != nullptr) prefixes[i] = o.target_prefixes[i];
+  }
+  return prefixes;
+}
+
+// The options' id prefixes for `count` sources; false (with the error set) for a NULL array entry.
+inline bool IdPrefixes(const edgemt_decode_options& o, size_t count, std::vector<std::vector<int32_t>>* prefixes) {
+  prefixes->clear();
+  if (o.target_prefix_ids == nullptr) return true;
+  if (o.target_prefix_lengths == nullptr) {
+    Fail(EDGEMT_INVALID_ARGUMENT, "options->target_prefix_lengths is NULL");
+    return false;
+  }
+  prefixes->resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    if (o.target_prefix_lengths[i] == 0) continue;
+    if (o.target_prefix_ids[i] == nullptr) {
+      Fail(EDGEMT_INVALID_ARGUMENT, "options->target_prefix_ids[" + std::to_string(i) + "] is NULL");
+      return false;
+    }
+    (*prefixes)[i].assign(o.target_prefix_ids[i], o.target_prefix_ids[i] + o.target_prefix_lengths[i]);
+  }
+  return true;
 }
 
 // Writes `text` NUL-terminated into buffer[0..capacity) when it fits.

@@ -18,8 +18,9 @@ edgemt_status edgemt_translate_text(edgemt_translator* translator, const char* t
     if (!ReadDecodeOptions(options, &o)) return EDGEMT_INVALID_ARGUMENT;
     std::vector<edgemt::TextResult> results;
     const std::string source(text);
-    const edgemt::Status status =
-        translator->translator->TranslateTexts(&source, 1, DecodeOf(o), &results, o.return_scores != 0);
+    const std::vector<std::string> prefixes = TextPrefixes(o, 1);
+    const edgemt::Status status = translator->translator->TranslateTexts(
+        &source, 1, DecodeOf(o), &results, o.return_scores != 0, prefixes.empty() ? nullptr : prefixes.data());
     if (!status.ok()) return Report(status);
     if (!results[0].status.ok()) return Report(results[0].status);
     return CopyOut(results[0].hypotheses[0].text, output, capacity, length);
@@ -41,8 +42,10 @@ edgemt_status edgemt_translate_batch(edgemt_translator* translator, const char* 
       sources[i] = texts[i];
     }
     std::unique_ptr<edgemt_results> handle(new edgemt_results);
-    const edgemt::Status status = translator->translator->TranslateTexts(sources.data(), count, DecodeOf(o),
-                                                                        &handle->results, o.return_scores != 0);
+    const std::vector<std::string> prefixes = TextPrefixes(o, count);
+    const edgemt::Status status =
+        translator->translator->TranslateTexts(sources.data(), count, DecodeOf(o), &handle->results,
+                                               o.return_scores != 0, prefixes.empty() ? nullptr : prefixes.data());
     if (!status.ok()) return Report(status);
     *results = handle.release();
     return EDGEMT_OK;
@@ -65,8 +68,59 @@ edgemt_status edgemt_translate_ids(edgemt_translator* translator, const int32_t*
       if (lengths[i] > 0) copies[i].assign(sources[i], sources[i] + lengths[i]);
     }
     std::unique_ptr<edgemt_results> handle(new edgemt_results);
-    const edgemt::Status status = translator->translator->TranslateIds(copies.data(), count, DecodeOf(o),
-                                                                      &handle->results, o.return_scores != 0);
+    std::vector<std::vector<int32_t>> prefixes;
+    if (!IdPrefixes(o, count, &prefixes)) return EDGEMT_INVALID_ARGUMENT;
+    const edgemt::Status status =
+        translator->translator->TranslateIds(copies.data(), count, DecodeOf(o), &handle->results,
+                                             o.return_scores != 0, prefixes.empty() ? nullptr : prefixes.data());
+    if (!status.ok()) return Report(status);
+    *results = handle.release();
+    return EDGEMT_OK;
+  });
+}
+
+edgemt_status edgemt_score_batch(edgemt_translator* translator, const char* const* sources,
+                                 const char* const* targets, size_t count, edgemt_results** results) {
+  return Guard([&] {
+    if (results == nullptr) return Null("results");
+    *results = nullptr;
+    if (!Is(translator, HandleTag::kTranslator)) return NotA("translator", "a translator");
+    if ((sources == nullptr || targets == nullptr) && count > 0) return Null(sources == nullptr ? "sources" : "targets");
+    std::vector<std::string> source_texts(count), target_texts(count);
+    for (size_t i = 0; i < count; ++i) {
+      if (sources[i] == nullptr) return Null(("sources[" + std::to_string(i) + "]").c_str());
+      if (targets[i] == nullptr) return Null(("targets[" + std::to_string(i) + "]").c_str());
+      source_texts[i] = sources[i];
+      target_texts[i] = targets[i];
+    }
+    std::unique_ptr<edgemt_results> handle(new edgemt_results);
+    const edgemt::Status status =
+        translator->translator->ScoreTexts(source_texts.data(), target_texts.data(), count, &handle->results);
+    if (!status.ok()) return Report(status);
+    *results = handle.release();
+    return EDGEMT_OK;
+  });
+}
+
+edgemt_status edgemt_score_ids(edgemt_translator* translator, const int32_t* const* sources, const size_t* lengths,
+                               const int32_t* const* targets, const size_t* target_lengths, size_t count,
+                               edgemt_results** results) {
+  return Guard([&] {
+    if (results == nullptr) return Null("results");
+    *results = nullptr;
+    if (!Is(translator, HandleTag::kTranslator)) return NotA("translator", "a translator");
+    if (count > 0 && (sources == nullptr || lengths == nullptr || targets == nullptr || target_lengths == nullptr))
+      return Null("sources, lengths, targets or target_lengths");
+    std::vector<std::vector<int32_t>> source_ids(count), target_ids(count);
+    for (size_t i = 0; i < count; ++i) {
+      if ((sources[i] == nullptr && lengths[i] > 0) || (targets[i] == nullptr && target_lengths[i] > 0))
+        return Null(("sources[" + std::to_string(i) + "] or targets[" + std::to_string(i) + "]").c_str());
+      if (lengths[i] > 0) source_ids[i].assign(sources[i], sources[i] + lengths[i]);
+      if (target_lengths[i] > 0) target_ids[i].assign(targets[i], targets[i] + target_lengths[i]);
+    }
+    std::unique_ptr<edgemt_results> handle(new edgemt_results);
+    const edgemt::Status status =
+        translator->translator->ScoreIds(source_ids.data(), target_ids.data(), count, &handle->results);
     if (!status.ok()) return Report(status);
     *results = handle.release();
     return EDGEMT_OK;
@@ -82,6 +136,8 @@ edgemt_status edgemt_translate_stream(edgemt_translator* translator, const char*
     if (on_piece == nullptr) return Null("on_piece");
     edgemt_decode_options o;
     if (!ReadDecodeOptions(options, &o)) return EDGEMT_INVALID_ARGUMENT;
+    if (o.target_prefixes != nullptr || o.target_prefix_ids != nullptr)
+      return Fail(EDGEMT_INVALID_ARGUMENT, "streaming takes no target prefixes");
     edgemt::TextResult result;
     return Report(translator->translator->TranslateStreaming(
         text, DecodeOf(o),

@@ -9,6 +9,7 @@
  * CORRUPT_FILE is not a model. run_c_api_test.py makes them. */
 #define _POSIX_C_SOURCE 200809L
 #include <edgemt/edgemt.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -371,6 +372,126 @@ static void test_translators(void) {
   edgemt_model_free(ids_model);
 }
 
+/* CTranslate2's options through the C API: a target prefix, alternatives,
+ * the logits processors and scoring given targets. */
+static void test_decoding_options(void) {
+  edgemt_model* model = NULL;
+  edgemt_translator* translator = NULL;
+  edgemt_tokenizer* tokenizer = NULL;
+  CHECK(edgemt_model_load(kTextModel, &model) == EDGEMT_OK);
+  edgemt_translator_options options;
+  edgemt_translator_options_init(&options);
+  options.max_batch_size = 4;
+  options.max_beam_size = 2;
+  CHECK(edgemt_translator_create(model, &options, &translator) == EDGEMT_OK);
+  CHECK(edgemt_tokenizer_create(model, EDGEMT_SOURCE, &tokenizer) == EDGEMT_OK);
+  int32_t source[32];
+  size_t count = 0;
+  CHECK(edgemt_tokenizer_encode(tokenizer, "a man is riding a bike", source, 31, &count) == EDGEMT_OK);
+  source[count++] = 3; /* </s> */
+  const int32_t* sources[1] = {source};
+  const size_t lengths[1] = {count};
+
+  /* Greedy, with scores: the reference. */
+  edgemt_decode_options decode;
+  edgemt_decode_options_init(&decode);
+  CHECK(decode.repetition_penalty == 1.0f && decode.target_prefixes == NULL && decode.return_alternatives == 0);
+  decode.return_scores = 1;
+  decode.min_length = 4; /* the test model's translation may be short */
+  edgemt_results* results = NULL;
+  edgemt_hypothesis best;
+  memset(&best, 0, sizeof best);
+  best.struct_size = sizeof best;
+  CHECK(edgemt_translate_ids(translator, sources, lengths, 1, &decode, &results) == EDGEMT_OK);
+  CHECK(edgemt_results_hypothesis(results, 0, 0, &best) == EDGEMT_OK);
+  CHECK(best.num_ids >= 2);
+  int32_t best_ids[64];
+  float best_log_probs[65];
+  const size_t best_count = best.num_ids < 64 ? best.num_ids : 64;
+  memcpy(best_ids, best.ids, best_count * sizeof(int32_t));
+  memcpy(best_log_probs, best.token_log_probs, best.num_token_log_probs * sizeof(float));
+  const size_t best_scored = best.num_token_log_probs;
+  const char* texts_for_stream[1] = {"a"};
+  edgemt_results_free(results);
+
+  /* Forcing the first two ids greedy chose: the same ids, those two at log-probability 0. */
+  const int32_t* prefix_ids[1] = {best_ids};
+  const size_t prefix_lengths[1] = {2};
+  decode.target_prefix_ids = prefix_ids;
+  decode.target_prefix_lengths = prefix_lengths;
+  edgemt_hypothesis h;
+  memset(&h, 0, sizeof h);
+  h.struct_size = sizeof h;
+  CHECK(edgemt_translate_ids(translator, sources, lengths, 1, &decode, &results) == EDGEMT_OK);
+  CHECK(edgemt_results_hypothesis(results, 0, 0, &h) == EDGEMT_OK);
+  CHECK(h.num_ids == best_count && memcmp(h.ids, best_ids, best_count * sizeof(int32_t)) == 0);
+  CHECK(h.token_log_probs[0] == 0.0f && h.token_log_probs[1] == 0.0f);
+  edgemt_results_free(results);
+  decode.target_prefix_lengths = NULL;
+  CHECK_STATUS(edgemt_translate_ids(translator, sources, lengths, 1, &decode, &results), EDGEMT_INVALID_ARGUMENT,
+               "target_prefix_lengths is NULL");
+  decode.target_prefix_ids = NULL;
+  decode.target_prefixes = texts_for_stream;
+  CHECK_STATUS(edgemt_translate_stream(translator, "a man", &decode, collect, NULL), EDGEMT_INVALID_ARGUMENT,
+               "no target prefixes");
+  decode.target_prefixes = NULL;
+
+  /* Three alternatives for the first word (more than the beam), each a different word. */
+  decode.return_alternatives = 1;
+  decode.num_hypotheses = 3;
+  const char* texts[1] = {"a man is riding a bike"};
+  CHECK(edgemt_translate_batch(translator, texts, 1, &decode, &results) == EDGEMT_OK);
+  CHECK(edgemt_results_num_hypotheses(results, 0) == 3);
+  int32_t firsts[3] = {-1, -2, -3};
+  for (size_t k = 0; k < 3; ++k) {
+    CHECK(edgemt_results_hypothesis(results, 0, k, &h) == EDGEMT_OK);
+    if (h.num_ids > 0) firsts[k] = h.ids[0];
+  }
+  CHECK(firsts[0] != firsts[1] && firsts[1] != firsts[2] && firsts[0] != firsts[2]);
+  edgemt_results_free(results);
+  decode.return_alternatives = 0;
+  decode.num_hypotheses = 1;
+  decode.min_length = 0;
+
+  /* Processors: a refused penalty, and no repeated unigram. */
+  decode.repetition_penalty = 0.0f;
+  CHECK_STATUS(edgemt_translate_batch(translator, texts, 1, &decode, &results), EDGEMT_INVALID_ARGUMENT,
+               "repetition_penalty");
+  decode.repetition_penalty = 1.0f;
+  decode.no_repeat_ngram_size = 1;
+  CHECK(edgemt_translate_ids(translator, sources, lengths, 1, &decode, &results) == EDGEMT_OK);
+  CHECK(edgemt_results_hypothesis(results, 0, 0, &h) == EDGEMT_OK);
+  for (size_t i = 0; i < h.num_ids; ++i) {
+    for (size_t j = 0; j < i; ++j) CHECK(h.ids[i] != h.ids[j]);
+  }
+  edgemt_results_free(results);
+
+  /* Scoring greedy's own output gives its log-probabilities, </s>'s last. */
+  const int32_t* targets[1] = {best_ids};
+  const size_t target_lengths[1] = {best_count};
+  CHECK_STATUS(edgemt_score_ids(translator, sources, lengths, NULL, target_lengths, 1, &results),
+               EDGEMT_INVALID_ARGUMENT, "targets");
+  CHECK(edgemt_score_ids(translator, sources, lengths, targets, target_lengths, 1, &results) == EDGEMT_OK);
+  CHECK(edgemt_results_hypothesis(results, 0, 0, &h) == EDGEMT_OK);
+  CHECK(h.num_token_log_probs == best_count + 1);
+  float sum = 0.0f;
+  for (size_t i = 0; i < h.num_token_log_probs; ++i) sum += h.token_log_probs[i];
+  CHECK(fabsf(sum - h.score) < 1e-4f);
+  for (size_t i = 0; i < h.num_token_log_probs; ++i) CHECK(h.token_log_probs[i] <= 0.0f);
+  /* Greedy's log-probabilities exclude </s> before min_length; scoring's do not: never lower. */
+  for (size_t i = 0; i + 1 < best_scored && i < 4; ++i) CHECK(best_log_probs[i] >= h.token_log_probs[i] - 1e-4f);
+  edgemt_results_free(results);
+  const char* target_texts[1] = {"a man"};
+  CHECK(edgemt_score_batch(translator, texts, target_texts, 1, &results) == EDGEMT_OK);
+  CHECK(edgemt_results_hypothesis(results, 0, 0, &h) == EDGEMT_OK);
+  CHECK(h.num_token_log_probs == h.num_ids + 1 && h.score < 0.0f);
+  edgemt_results_free(results);
+
+  edgemt_tokenizer_free(tokenizer);
+  edgemt_translator_free(translator);
+  edgemt_model_free(model);
+}
+
 int main(int argc, char** argv) {
   if (argc != 4) {
     fprintf(stderr, "usage: %s IDS_MODEL TEXT_MODEL CORRUPT_FILE\n", argv[0]);
@@ -384,6 +505,7 @@ int main(int argc, char** argv) {
   test_models();
   test_tokenizers();
   test_translators();
+  test_decoding_options();
   printf("%d checks, %d failed\n", checks, failures);
   return failures == 0 && checks > 0 ? 0 : 1;
 }

@@ -168,6 +168,50 @@ class PythonApi(unittest.TestCase):
         self.assertEqual(self.t.translate(LINES, sampling_topk=0, sampling_temperature=1e-4, **SPEAK), greedy)
         self.assertNotEqual(self.t.translate(LINES, sampling_topk=0, sampling_temperature=10.0, **SPEAK), greedy)
 
+    def test_ctranslate2_decoding_options(self):
+        # A target prefix: the translation starts with it, its ids at log-probability 0.
+        greedy = self.t.translate_batch(["a man is riding a bike"], return_scores=True, **SPEAK)[0]
+        forced = greedy.ids[0][:2][::-1]  # not what greedy chooses first
+        by_ids = self.t.translate_ids_batch([[5, 6, 7]], return_scores=True, target_prefix=[forced], **SPEAK)[0]
+        self.assertEqual(by_ids.ids[0][:2], forced)
+        self.assertEqual(by_ids.token_log_probs[0][:2], [0.0, 0.0])
+        prefix_text = "a b"
+        for beam in (1, 3):
+            got = self.t.translate(["a man is riding a bike", "the lazy dog"], target_prefix=[prefix_text, None],
+                                   beam_size=beam, **SPEAK)
+            self.assertTrue(got[0].startswith(prefix_text), (got[0], prefix_text))
+            self.assertEqual(got[1], self.t.translate(["the lazy dog"], beam_size=beam, **SPEAK)[0])
+        with self.assertRaisesRegex(ValueError, "target_prefix has 1 entries for 2 sources"):
+            self.t.translate(["a", "b"], target_prefix=["x"])
+        # Alternatives: num_hypotheses (more than the beam) distinct first ids, each completed.
+        alternatives = self.t.translate_batch(["a man is riding a bike"], num_hypotheses=4, beam_size=2,
+                                              return_alternatives=True, **SPEAK)[0]
+        self.assertEqual(len(alternatives.ids), 4)
+        self.assertEqual(len({ids[0] for ids in alternatives.ids}), 4)
+        firsts = [log_probs[0] for log_probs in alternatives.token_log_probs]
+        self.assertEqual(firsts, sorted(firsts, reverse=True))
+        # A call's sources are split into batches that fit (4 // 3: one at a time); 5 cannot fit.
+        self.assertEqual(len(self.t.translate(["a", "b"], num_hypotheses=3, return_alternatives=True)), 2)
+        with self.assertRaisesRegex(ValueError, "num_hypotheses 5 is outside 1..the translator's max_batch_size 4"):
+            self.t.translate(["a"], num_hypotheses=5, return_alternatives=True)
+        # Processors: no id twice with no_repeat_ngram_size 1; a refused penalty.
+        for ids in self.t.translate_ids([[5, 6, 7], [8, 9]], no_repeat_ngram_size=1, **SPEAK):
+            self.assertEqual(len(ids), len(set(ids)))
+        with self.assertRaisesRegex(ValueError, "repetition_penalty must be a positive"):
+            self.t.translate(["a"], repetition_penalty=0.0)
+        self.assertEqual(len(self.t.translate(["a man"], repetition_penalty=1.5, disable_unk=True, **SPEAK)), 1)
+        # Scoring greedy's own output gives greedy's log-probabilities (</s> excluded before min_length
+        # there, so scoring's are never higher), </s>'s last, and their sum.
+        scored = self.t.score_ids_batch([[5, 6, 7]], [by_ids.ids[0]])[0]
+        self.assertEqual(scored.ids[0], by_ids.ids[0])
+        self.assertEqual(len(scored.token_log_probs[0]), len(by_ids.ids[0]) + 1)
+        self.assertAlmostEqual(scored.scores[0], sum(scored.token_log_probs[0]), places=4)
+        texts = self.t.score_batch(["a man is riding a bike"], [greedy.hypotheses[0]])[0]
+        self.assertEqual(texts.hypotheses[0], greedy.hypotheses[0])
+        self.assertTrue(all(lp <= 0 for lp in texts.token_log_probs[0]))
+        with self.assertRaisesRegex(ValueError, "2 sources and 1 targets"):
+            self.t.score_batch(["a", "b"], ["x"])
+
     def test_translator_options_reach_the_runtime(self):
         for options, message in [(dict(max_batch_size=0), "max_batch_size must be"),
                                  (dict(max_beam_size=1000), "max_beam_size must be"),

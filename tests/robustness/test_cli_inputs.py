@@ -459,8 +459,66 @@ class DecodingOptions(CliCase):
         self.assertEqual(self.translate(data, *args, "--batch-size", "3")[1], first[1])
         self.assertEqual(run(MODELS[self.model], data, "--threads", "2", *(self.flags() + list(args)))[1], first[1])
 
+    def side_file(self, text):
+        path = os.path.join(_tmp.name, "side-%d.txt" % random.randrange(1 << 30))
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+        return path
+
+    def test_target_prefix_lines(self):
+        # Line N of the file starts line N's translation; an empty line is none; a bad prefix
+        # fails its own line only, and a file too short fails the lines past its end.
+        prefixes = self.side_file("20 21\n\n\n47 48\n")
+        data = self.DATA + "4 5 6 3\n"
+        for batch in ("1", "4"):
+            code, lines, err = self.translate(data, "--target-prefix", prefixes, "--batch-size", batch,
+                                              "--max-length", "8")
+            self.assertEqual(code, 0, err)
+            self.assertEqual(len(lines), 5, err)
+            self.assertTrue(lines[0].startswith(b"20 21"), lines[0])
+            self.assertEqual(lines[1], b"")
+            self.assertEqual(lines[2], b"")
+            self.assertEqual(lines[4], b"")
+            self.assertIn("line 3: id 99 is outside the source vocabulary", err)
+            self.assertIn("line 4: id 48 at position 1 of target prefix 0 is outside the target vocabulary", err)
+            self.assertIn("line 5: %s has no line 5" % prefixes, err)
+        code, lines, err = self.translate("4 5 3\n", "--target-prefix", "/nonexistent/prefixes")
+        self.assertNotEqual(code, 0)
+        self.assertIn("cannot open /nonexistent/prefixes", err)
+
+    def test_alternatives_lines(self):
+        code, lines, err = self.translate(self.DATA, "--alternatives", "--n-best", "4", "--beam-size", "2",
+                                          "--max-length", "6")
+        self.assertEqual(code, 0, err)
+        self.assertEqual(len(lines), 16, err)
+        for first in (0, 12):  # each good line: 4 alternatives, different first ids
+            firsts = [lines[first + k].decode().split(" ||| ")[1].split()[0] for k in range(4)]
+            self.assertEqual(len(set(firsts)), 4, firsts)
+
+    def test_score_lines(self):
+        # One line per pair: the sum, the target, a log-probability per id and then </s>'s.
+        targets = self.side_file("10 11 12\n5\n6\n\n")
+        code, lines, err = self.translate(self.DATA, "--score", targets)
+        self.assertEqual(code, 0, err)
+        self.assertEqual(len(lines), 4, err)
+        total, target, log_probs = lines[0].decode().split(" ||| ")
+        self.assertEqual(target, "10 11 12")
+        values = [float(x) for x in log_probs.split()]
+        self.assertEqual(len(values), 4)
+        self.assertAlmostEqual(float(total), sum(values), places=4)
+        self.assertTrue(all(v <= 0 for v in values))
+        self.assertEqual(lines[1].decode(), "0 ||| 5 |||")  # a blank source scores nothing
+        self.assertEqual(lines[2].decode(), "-inf |||  ||| ")
+        total, target, log_probs = lines[3].decode().split(" ||| ")
+        self.assertEqual((target, len(log_probs.split())), ("", 1))  # the empty target: </s> alone
+        self.assertIn("line 3: id 99 is outside the source vocabulary", err)
+
     def test_bad_option_values(self):
         for args, message in (
+                (("--alternatives",), "--alternatives needs --n-best N"),
+                (("--repetition-penalty", "0"), "--repetition-penalty needs a number from 1e-6 to 1e6"),
+                (("--min-alternative-prob", "2"), "--min-alternative-prob needs a number from 0 to 1"),
+                (("--no-repeat-ngram-size", "-1"), "--no-repeat-ngram-size needs a whole number"),
                 (("--n-best", "3", "--beam-size", "2"), "--n-best 3 is more than --beam-size 2"),
                 (("--beam-size", "0"), "--beam-size needs a whole number from 1 to 256"),
                 (("--sampling-topk", "5", "--beam-size", "2"), "needs --beam-size 1"),

@@ -121,6 +121,18 @@ typedef struct edgemt_decode_options {
   float sampling_topp;           /* 1 */
   float sampling_temperature;    /* 1 */
   uint64_t sampling_seed;        /* 0 */
+  /* CTranslate2's options (DecodeOptions documents each). Target prefixes,
+   * one per source or NULL: texts for edgemt_translate_text and
+   * edgemt_translate_batch (NULL or "" entries: none), target ids for
+   * edgemt_translate_ids (target_prefix_ids[i][0..target_prefix_lengths[i])). */
+  const char* const* target_prefixes;          /* NULL */
+  const int32_t* const* target_prefix_ids;     /* NULL */
+  const size_t* target_prefix_lengths;         /* NULL */
+  int32_t return_alternatives;   /* 0; 1: num_hypotheses alternatives after the prefix (may exceed beam_size) */
+  float min_alternative_expansion_prob;        /* 0 */
+  float repetition_penalty;      /* 1: off */
+  int32_t no_repeat_ngram_size;  /* 0: off */
+  int32_t disable_unk;           /* 0 */
 } edgemt_decode_options;
 
 EDGEMT_API void edgemt_decode_options_init(edgemt_decode_options* options);
@@ -148,6 +160,18 @@ EDGEMT_API edgemt_status edgemt_translate_batch(edgemt_translator* translator, c
 EDGEMT_API edgemt_status edgemt_translate_ids(edgemt_translator* translator, const int32_t* const* sources,
                                               const size_t* lengths, size_t count,
                                               const edgemt_decode_options* options, edgemt_results** results);
+
+/* Scores given translations, as CTranslate2's score_batch: result i has one
+ * hypothesis, targets[i] itself, whose token_log_probs are the
+ * log-probabilities of its ids and then of </s>, and whose score is their
+ * sum. A source that fails does not fail the call. */
+EDGEMT_API edgemt_status edgemt_score_batch(edgemt_translator* translator, const char* const* sources,
+                                            const char* const* targets, size_t count, edgemt_results** results);
+/* The same for ids: sources as edgemt_translate_ids takes them, targets
+ * without <s> and </s>. */
+EDGEMT_API edgemt_status edgemt_score_ids(edgemt_translator* translator, const int32_t* const* sources,
+                                          const size_t* lengths, const int32_t* const* targets,
+                                          const size_t* target_lengths, size_t count, edgemt_results** results);
 
 /* Receives each new piece of output text (UTF-8, whole characters; not
  * NUL-terminated); return nonzero to go on, 0 to stop decoding. */

@@ -121,15 +121,23 @@ def run_header(meta, script, date_is="start"):
     mi, git = meta["machine"], meta["git"]
     commit = git["short"] + (" (uncommitted changes)" if git["dirty"] else "")
     return dict(script=script, command=" ".join([script] + [shlex.quote(a) for a in sys.argv[1:]]),
-                date=meta["date"], date_is=date_is, commit=commit, cpu="%s, %d cores" % (mi["cpu_model"], mi["cores"]))
+                date=meta["date"], date_is=date_is, commit=commit, cpu=cpu_of(mi))
+
+
+def cpu_of(mi):
+    """The CPU as a figure must name it: model, family, cores and the SIMD extensions that decide which
+    kernels run (this VM has moved between AVX-512 VNNI and AVX2-only hosts)."""
+    family = " family %d" % mi["cpu_family"] if "cpu_family" in mi else ""
+    flags = " ".join(mi.get("simd_flags") or []) or "no SIMD flags read"
+    return "%s%s, %d cores, %s" % (mi["cpu_model"], family, mi["cores"], flags)
 
 
 def measured_when(meta, during="a measured round", simd=False):
     """The sentence a separate script's section opens with: when, at which commit, on what, and how busy the
     machine was (load averages, and the most CPU other processes took during `during`)."""
     mc, rounds = meta["machine"], meta.get("lock_rounds", [])
-    flags = ", " + " ".join(mc["simd_flags"]) if simd and mc.get("simd_flags") else ""
-    return ("Measured %s at %s on %s (%d cores%s); load average %.2f at the start, %.2f at the end; other processes "
+    del simd  # the SIMD extensions are always named now (cpu_of)
+    return ("Measured %s at %s on %s; load average %.2f at the start, %.2f at the end; other processes "
             "used at most %.2f cores during %s." % (
-                meta["date"], meta["git"]["short"], mc["cpu_model"], mc["cores"], flags, meta["loadavg_start"][0],
+                meta["date"], meta["git"]["short"], cpu_of(mc), meta["loadavg_start"][0],
                 meta["loadavg_end"][0], max(r["other_load"] for r in rounds) if rounds else 0.0, during))

@@ -35,6 +35,13 @@ Status ParseIds(const std::string& line, std::vector<int32_t>* ids) {
   return Status::Ok();
 }
 
+// A score as the CLI writes it: enough digits to read the float back.
+std::string Number(float value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.9g", static_cast<double>(value));
+  return text;
+}
+
 void Warn(size_t line_number, const std::string& message) {
   std::fprintf(stderr, "edgemt-translate: line %zu: %s\n", line_number, message.c_str());
 }
@@ -142,22 +149,23 @@ std::string LineTranslator::Failed(size_t index) const {
   return out;
 }
 
+std::string LineTranslator::TextOf(const TextHypothesis& h) const {
+  if (!options_.output_ids) return h.text;
+  std::string text;
+  for (size_t i = 0; i < h.ids.size(); ++i) text += (i ? " " : "") + std::to_string(h.ids[i]);
+  return text;
+}
+
 std::string LineTranslator::Format(size_t index, const TextResult& result) const {
   std::string out;
   for (size_t k = 0; k < result.hypotheses.size(); ++k) {
     const TextHypothesis& h = result.hypotheses[k];
-    std::string text;
-    if (options_.output_ids) {
-      for (size_t i = 0; i < h.ids.size(); ++i) text += (i ? " " : "") + std::to_string(h.ids[i]);
-    } else {
-      text = h.text;
-    }
-    char score[32];
-    std::snprintf(score, sizeof(score), "%.9g", static_cast<double>(h.score));
+    const std::string text = TextOf(h);
+    const std::string score = Number(h.score);
     if (options_.n_best > 0) {
       out += (k ? "\n" : "") + std::to_string(index) + " ||| " + text + " ||| " + score;
     } else {
-      out = options_.scores ? std::string(score) + "\t" + text : text;
+      out = options_.scores ? score + "\t" + text : text;
     }
   }
   return out;
@@ -227,19 +235,8 @@ void LineTranslator::ScoreLines(const std::vector<std::string>& lines, size_t fi
       continue;
     }
     const TextHypothesis& h = results[i].hypotheses[0];
-    std::string text;
-    if (options_.output_ids) {
-      for (size_t k = 0; k < h.ids.size(); ++k) text += (k ? " " : "") + std::to_string(h.ids[k]);
-    } else {
-      text = h.text;
-    }
-    char number[32];
-    std::snprintf(number, sizeof(number), "%.9g", static_cast<double>(h.score));
-    std::string out = std::string(number) + " ||| " + text + " |||";
-    for (float lp : h.token_log_probs) {
-      std::snprintf(number, sizeof(number), " %.9g", static_cast<double>(lp));
-      out += number;
-    }
+    std::string out = Number(h.score) + " ||| " + TextOf(h) + " |||";
+    for (float log_prob : h.token_log_probs) out += " " + Number(log_prob);
     (*outputs)[i] = out;
   }
 }

@@ -33,6 +33,8 @@ class LineTranslator {
   DecodeOptions Decoding() const;
   // The output of input line `index` (0-based): one line, or --n-best lines.
   std::string Format(size_t index, const TextResult& result) const;
+  // A hypothesis's text, or its ids with --output-ids.
+  std::string TextOf(const TextHypothesis& h) const;
   // What a failed input line gives (no score).
   std::string Failed(size_t index) const;
   // The next `count` lines of a side file (--target-prefix, --score), one

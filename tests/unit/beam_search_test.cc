@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "allocation_counter.h"
+#include "hypothesis_copies.h"
 #include "edgemt/translator.h"
 #include "test_model.h"
 
@@ -24,40 +25,15 @@ namespace {
 std::vector<std::vector<int32_t>> Sources(int count, int vocab) { return SyntheticSources(count, vocab, 3, 2, 11, 7); }
 
 
-std::unique_ptr<Translator> Make(const TestModel& test, int batch, int beam) {
-  TranslatorOptions options;
-  options.max_batch_size = batch;
-  options.max_beam_size = beam;
-  options.num_threads = 1;
-  auto translator = Translator::Create(test.model, options);
-  REQUIRE_MESSAGE(translator.ok(), translator.status().ToString());
-  return std::move(translator.value());
-}
+using Copy = edgemt::testing::HypothesisCopy;
 
-// A hypothesis copied out of the translator's memory.
-struct Copy {
-  std::vector<int32_t> ids;
-  std::vector<float> log_probs;
-  float score;
-  bool eos;
-  bool operator==(const Copy& o) const {
-    return ids == o.ids && log_probs == o.log_probs && std::memcmp(&score, &o.score, sizeof(float)) == 0 &&
-           eos == o.eos;
-  }
-};
+std::unique_ptr<Translator> Make(const TestModel& test, int batch, int beam) {
+  return edgemt::testing::MakeTranslator(test, batch, beam);
+}
 
 std::vector<Copy> Run(Translator& translator, const std::vector<TokenIds>& views, size_t first, size_t count,
                       const DecodeOptions& decode) {
-  std::vector<Hypothesis> hyps(count * static_cast<size_t>(decode.num_hypotheses));
-  const Status status = translator.Translate(&views[first], count, hyps.data(), decode);
-  REQUIRE_MESSAGE(status.ok(), status.ToString());
-  std::vector<Copy> out;
-  for (const Hypothesis& h : hyps) {
-    const size_t scored = h.ids.size + (h.ended_with_eos ? 1 : 0);
-    out.push_back(Copy{std::vector<int32_t>(h.ids.data, h.ids.data + h.ids.size),
-                       std::vector<float>(h.token_log_probs, h.token_log_probs + scored), h.score, h.ended_with_eos});
-  }
-  return out;
+  return edgemt::testing::TranslateCopies(translator, &views[first], count, decode);
 }
 
 std::vector<TestModelSpec> Specs() {

@@ -10,6 +10,7 @@
 
 #include "allocation_counter.h"
 #include "decoding/logits_processors.h"
+#include "hypothesis_copies.h"
 #include "edgemt/translator.h"
 #include "test_model.h"
 
@@ -24,34 +25,14 @@ namespace {
 
 constexpr float kDisabled = std::numeric_limits<float>::lowest();
 
+using Copy = edgemt::testing::HypothesisCopy;
+
 std::unique_ptr<Translator> Make(const TestModel& test, int batch, int beam) {
-  TranslatorOptions options;
-  options.max_batch_size = batch;
-  options.max_beam_size = beam;
-  options.num_threads = 1;
-  auto translator = Translator::Create(test.model, options);
-  REQUIRE_MESSAGE(translator.ok(), translator.status().ToString());
-  return std::move(translator.value());
+  return edgemt::testing::MakeTranslator(test, batch, beam);
 }
 
-struct Copy {
-  std::vector<int32_t> ids;
-  std::vector<float> log_probs;
-  float score = 0.0f;
-  bool eos = false;
-};
-
 std::vector<Copy> Run(Translator& translator, const TokenIds* sources, size_t count, const DecodeOptions& decode) {
-  std::vector<Hypothesis> hyps(count * static_cast<size_t>(decode.num_hypotheses));
-  const Status status = translator.Translate(sources, count, hyps.data(), decode);
-  REQUIRE_MESSAGE(status.ok(), status.ToString());
-  std::vector<Copy> out;
-  for (const Hypothesis& h : hyps) {
-    const size_t scored = h.token_log_probs == nullptr ? 0 : h.ids.size + (h.ended_with_eos ? 1 : 0);
-    out.push_back(Copy{std::vector<int32_t>(h.ids.data, h.ids.data + h.ids.size),
-                       std::vector<float>(h.token_log_probs, h.token_log_probs + scored), h.score, h.ended_with_eos});
-  }
-  return out;
+  return edgemt::testing::TranslateCopies(translator, sources, count, decode);
 }
 
 float NormalizedMean(const std::vector<float>& log_probs, size_t from, size_t length) {

@@ -75,16 +75,16 @@ class Translator:
                         length_penalty: float = 1.0, num_hypotheses: int = 1, max_length: int = ...,
                         min_length: int = 0, sampling_topk: int = 1, sampling_topp: float = 1.0,
                         sampling_temperature: float = 1.0, sampling_seed: int = 0,
-                  return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
-                  repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> List[TranslationResult]:
+                        return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
+                        repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> List[TranslationResult]:
         """A TranslationResult (n-best, scores, ids, log-probabilities, warning) per text."""
     def translate_ids(self, sources: Iterable[Sequence[int]],
                       target_prefix: Optional[Sequence[Optional[Sequence[int]]]] = None, *, beam_size: int = ..., length_penalty: float = 1.0,
                       num_hypotheses: int = 1, max_length: int = ..., min_length: int = 0, sampling_topk: int = 1,
                       sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
                       sampling_seed: int = 0,
-                  return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
-                  repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> List[List[int]]:
+                      return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
+                      repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> List[List[int]]:
         """The best translation's ids for each source (ids without </s> in and out)."""
     def translate_ids_batch(self, sources: Iterable[Sequence[int]], return_scores: bool = False,
                             target_prefix: Optional[Sequence[Optional[Sequence[int]]]] = None, *,
@@ -92,22 +92,22 @@ class Translator:
                             max_length: int = ..., min_length: int = 0, sampling_topk: int = 1,
                             sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
                             sampling_seed: int = 0,
-                  return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
-                  repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> List[TranslationResult]:
+                            return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
+                            repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> List[TranslationResult]:
         """A TranslationResult per source of ids."""
     def translate_iterable(self, lines: Iterable[str], batch_size: int = 32, *, beam_size: int = ...,
                            length_penalty: float = 1.0, num_hypotheses: int = 1, max_length: int = ...,
                            min_length: int = 0, sampling_topk: int = 1, sampling_topp: float = 1.0,
                            sampling_temperature: float = 1.0, sampling_seed: int = 0,
-                  return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
-                  repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> Iterator[str]:
+                           return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
+                           repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> Iterator[str]:
         """One translation per line, in order, reading 16 x batch_size lines at a time, sorted by length into batches (bounded memory)."""
     def translate_stream(self, text: str, *, beam_size: int = ..., length_penalty: float = 1.0,
                          num_hypotheses: int = 1, max_length: int = ..., min_length: int = 0,
                          sampling_topk: int = 1, sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
                          sampling_seed: int = 0,
-                  return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
-                  repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> Iterator[str]:
+                         return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
+                         repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> Iterator[str]:
         """The translation of one text, piece by piece as the decoder produces it; closing stops decoding."""
     def score_batch(self, sources: Iterable[str], targets: Iterable[str]) -> List[TranslationResult]:
         """Per pair, the target as one hypothesis: token_log_probs[0] per id and then </s>, scores[0] their sum."""

@@ -19,6 +19,32 @@ bool IsBlank(const std::string& text) {
   return true;
 }
 
+// Runs `run(items, count)` over `items` in consecutive batches: a batch ends
+// at `capacity` items, and (max_tokens > 0) before its items x the length
+// of the one to add would pass max_tokens. A batch that fails runs again
+// item by item, so that only a bad item's result holds its failure.
+template <typename Length, typename Run>
+void RunInBatches(const std::vector<size_t>& items, size_t capacity, size_t max_tokens, Length length, Run run,
+                  std::vector<TextResult>* results) {
+  std::vector<size_t> batch;
+  auto flush = [&]() {
+    if (batch.empty()) return;
+    if (!run(batch.data(), batch.size()).ok()) {
+      for (size_t item : batch) {
+        const Status status = run(&item, 1);
+        if (!status.ok()) (*results)[item].status = status;
+      }
+    }
+    batch.clear();
+  };
+  for (size_t item : items) {
+    if (max_tokens > 0 && !batch.empty() && (batch.size() + 1) * length(item) > max_tokens) flush();
+    batch.push_back(item);
+    if (batch.size() == capacity) flush();
+  }
+  flush();
+}
+
 // What a blank source gives: num_hypotheses empty translations, score 0.
 void BlankResult(const DecodeOptions& decode, TextResult* result) {
   result->hypotheses.assign(static_cast<size_t>(decode.num_hypotheses), TextHypothesis());
@@ -187,37 +213,27 @@ struct TextTranslator::Impl {
     }
     std::stable_sort(order.begin(), order.end(),
                      [&sources](size_t a, size_t b) { return sources[a].size() < sources[b].size(); });
-    std::vector<const std::vector<int32_t>*> batch;
-    std::vector<const std::vector<int32_t>*> batch_prefixes;
-    std::vector<TextResult*> batch_results;
     // Alternatives are decoded as num_hypotheses sentences each.
     const size_t capacity = std::max<size_t>(
         1, static_cast<size_t>(translator->options().max_batch_size) /
                (decode.return_alternatives ? static_cast<size_t>(decode.num_hypotheses) : 1));
-    const size_t max_tokens = options.max_batch_tokens;
-    auto prefixes_of = [&](size_t first) { return prefixes != nullptr ? batch_prefixes.data() + first : nullptr; };
-    auto flush = [&]() {
-      if (batch.empty()) return;
-      if (!TranslateBatch(batch.data(), prefixes_of(0), batch.size(), decode, return_scores, batch_results.data())
-               .ok()) {
-        for (size_t s = 0; s < batch.size(); ++s) {
-          const Status status = TranslateBatch(&batch[s], prefixes_of(s), 1, decode, return_scores, &batch_results[s]);
-          if (!status.ok()) batch_results[s]->status = status;
-        }
-      }
+    std::vector<const std::vector<int32_t>*> batch, batch_prefixes;
+    std::vector<TextResult*> batch_results;
+    auto translate = [&](const size_t* items, size_t count) {
       batch.clear();
       batch_prefixes.clear();
       batch_results.clear();
+      for (size_t k = 0; k < count; ++k) {
+        batch.push_back(&sources[items[k]]);
+        if (prefixes != nullptr) batch_prefixes.push_back(&(*prefixes)[items[k]]);
+        batch_results.push_back(&(*results)[items[k]]);
+      }
+      return TranslateBatch(batch.data(), prefixes != nullptr ? batch_prefixes.data() : nullptr, count, decode,
+                            return_scores, batch_results.data());
     };
-    for (size_t i : order) {
-      // Sorted: this source is the batch's longest.
-      if (max_tokens > 0 && !batch.empty() && (batch.size() + 1) * sources[i].size() > max_tokens) flush();
-      batch.push_back(&sources[i]);
-      if (prefixes != nullptr) batch_prefixes.push_back(&(*prefixes)[i]);
-      batch_results.push_back(&(*results)[i]);
-      if (batch.size() == capacity) flush();
-    }
-    flush();
+    // Sorted: each source is its batch's longest so far.
+    RunInBatches(order, capacity, options.max_batch_tokens, [&sources](size_t i) { return sources[i].size(); },
+                 translate, results);
   }
 
   // Scores the prepared pairs in batches of max_batch_size, in order (a
@@ -225,7 +241,18 @@ struct TextTranslator::Impl {
   // result is the target with no log-probabilities.
   void ScorePrepared(const std::vector<std::vector<int32_t>>& sources, const std::vector<std::vector<int32_t>>& targets,
                      std::vector<TextResult>* results) {
-    std::vector<size_t> batch;
+    std::vector<size_t> order;
+    for (size_t i = 0; i < sources.size(); ++i) {
+      TextResult& r = (*results)[i];
+      if (!r.status.ok()) continue;
+      if (sources[i].empty()) {
+        r.hypotheses.assign(1, TextHypothesis());
+        r.hypotheses[0].ids = targets[i];
+        r.status = TextOf(targets[i].data(), targets[i].size(), &r.hypotheses[0].text);
+        continue;
+      }
+      order.push_back(i);
+    }
     auto score = [&](const size_t* items, size_t count) {
       std::vector<TokenIds> source_ids(count), target_ids(count);
       for (size_t k = 0; k < count; ++k) {
@@ -241,30 +268,8 @@ struct TextTranslator::Impl {
       }
       return Status::Ok();
     };
-    auto flush = [&]() {
-      if (batch.empty()) return;
-      if (!score(batch.data(), batch.size()).ok()) {
-        for (size_t item : batch) {
-          const Status status = score(&item, 1);
-          if (!status.ok()) (*results)[item].status = status;
-        }
-      }
-      batch.clear();
-    };
-    const size_t capacity = static_cast<size_t>(translator->options().max_batch_size);
-    for (size_t i = 0; i < sources.size(); ++i) {
-      TextResult& r = (*results)[i];
-      if (!r.status.ok()) continue;
-      if (sources[i].empty()) {
-        r.hypotheses.assign(1, TextHypothesis());
-        r.hypotheses[0].ids = targets[i];
-        r.status = TextOf(targets[i].data(), targets[i].size(), &r.hypotheses[0].text);
-        continue;
-      }
-      batch.push_back(i);
-      if (batch.size() == capacity) flush();
-    }
-    flush();
+    RunInBatches(order, static_cast<size_t>(translator->options().max_batch_size), /*max_tokens=*/0,
+                 [](size_t) { return size_t{0}; }, score, results);
   }
 };
 

@@ -8,7 +8,7 @@
 namespace edgemt {
 
 float NormalizedScore(float log_prob_sum, size_t length, float length_penalty) {
-  if (length == 0) return log_prob_sum;  // an alternative cut right after its first id
+  if (length == 0) return log_prob_sum;
   return log_prob_sum / static_cast<float>(std::pow(static_cast<double>(length), static_cast<double>(length_penalty)));
 }
 
@@ -314,8 +314,7 @@ void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int c
     float normalizers[kMaxBeamSize];
     for (size_t r = 0; r < live; ++r) {
       float* row = rows + r * rule.vocab;
-      if (job.processors.active())
-        ApplyLogitsProcessors(job.processors, b.ids[current] + (first + r) * t + from, step - from, row, rule.vocab);
+      job.ApplyProcessors(s, b.ids[current] + (first + r) * t, step, row);
       normalizers[r] = ExcludingIds(job.log_sum_exp->Of(row, scratch.probs), row, scratch.probs, rule.vocab, excluded);
     }
     const bool after_prefix = !job.completing && prefix.size > 0 && step == prefix.size;

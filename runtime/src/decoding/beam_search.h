@@ -58,7 +58,9 @@ struct BeamStepResult {
   bool done = false;  // the sentence needs no more steps
 };
 
-// The score a finished hypothesis is ranked by: sum / float(length^penalty).
+// The score a finished hypothesis is ranked by: sum / float(length^penalty);
+// length 0 (nothing scored: an alternative cut after its first id, an
+// empty greedy output) gives the sum itself.
 float NormalizedScore(float log_prob_sum, size_t length, float length_penalty);
 
 // One step of one sentence. `logits` holds a row for each of its `live`

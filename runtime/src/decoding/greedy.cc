@@ -48,11 +48,7 @@ bool Advance(const DecodingJob& job, const GreedyRule& g, size_t s, float* logit
     next = prefix.data[produced];
     *log_prob = 0.0f;
   } else {
-    if (job.processors.active()) {
-      const size_t from = job.ScoredFrom(s);
-      ApplyLogitsProcessors(job.processors, b.output_ids + s * job.max_target + from,
-                            static_cast<size_t>(produced) - from, logits, vocab);
-    }
+    job.ApplyProcessors(s, b.output_ids + s * job.max_target, static_cast<size_t>(produced), logits);
     const SamplingRule& rule = produced < decode.min_length ? g.before_min_length : g.rule;
     next = g.sampling ? SampleToken(logits, vocab, rule, &b.sampler_states[s], scratch.probs, scratch.ids)
                       : NextToken(logits, vocab, rule.banned);
@@ -88,7 +84,7 @@ void WriteResults(const DecodingJob& job, const DecodingScratch& scratch, const 
     const size_t length = total - from;
     float sum = 0.0f;
     for (size_t i = from; i < from + length; ++i) sum += h.token_log_probs[i];
-    h.score = length == 0 ? 0.0f : NormalizedScore(sum, length, job.options->length_penalty);
+    h.score = NormalizedScore(sum, length, job.options->length_penalty);
   }
 }
 

@@ -30,6 +30,7 @@ def _tensors(model):
         tensor(part.token_embedding)
         add(part.positions)
         norm(part.final_norm)
+        norm(part.embedding_norm)
     for layer in model.encoder.layers + model.decoder.layers:
         for field in ("self_attention", "cross_attention"):
             att = getattr(layer, field, None)

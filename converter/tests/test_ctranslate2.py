@@ -16,6 +16,7 @@ import ct2_model_bin as ct2  # noqa: E402  (tests/tools/, on the path through he
 from edgemt_convert.errors import ConversionError
 from edgemt_convert.format import model_ir as ir
 from edgemt_convert.format.reader import read
+from edgemt_convert.format.schema import fb
 from edgemt_convert.format.tokenizer import TextCodec
 from edgemt_convert.sources.ctranslate2.model_bin import read_model_bin
 from edgemt_convert.sources.ctranslate2.spec import v1_name
@@ -206,6 +207,23 @@ class Import(unittest.TestCase):
         codec = TextCodec(m)
         self.assertEqual(codec.encode("v1  v3 nope"), [4, 6, 19])
         self.assertEqual(codec.decode([4, 5, 3]), "t0 t1 <unk>")
+
+    def test_layernorm_embedding_is_an_embedding_norm(self):
+        """fairseq/mBART's layernorm_embedding (here on the decoder only) becomes format 2.4's
+        embedding_norm, declared by the norm placement; a file without one stays 2.3."""
+        v = self.variables()
+        rng = np.random.default_rng(3)
+        v["decoder/layernorm_embedding/gamma"] = (1 + 0.1 * rng.standard_normal(D)).astype(np.float32)
+        v["decoder/layernorm_embedding/beta"] = (0.1 * rng.standard_normal(D)).astype(np.float32)
+        m = self.converted(self.write(v))
+        self.assertEqual((m.format_minor, m.config.norm), (ir.FORMAT_MINOR_EMBEDDING_NORM, ir.NORM_PRE))
+        self.assertIsNone(m.encoder.embedding_norm)
+        np.testing.assert_array_equal(m.decoder.embedding_norm.gamma, v["decoder/layernorm_embedding/gamma"])
+        np.testing.assert_array_equal(m.decoder.embedding_norm.beta, v["decoder/layernorm_embedding/beta"])
+        with open(self.out, "rb") as f:
+            stated = fb().Model.Model.GetRootAs(bytearray(f.read()), 0).Config().Norm()
+        self.assertEqual(stated, ir.NORM_WITH_EMBEDDING_NORM[ir.NORM_PRE])     # what a 2.3 reader refuses
+        self.assertIsNone(self.converted(self.write(self.variables(), name="plain")).decoder.embedding_norm)
 
     def test_what_cannot_run_is_listed_in_one_message(self):
         v = self.variables()

@@ -49,6 +49,14 @@ Status ReadKinds(const fb::Config* c, ModelConfig* out) {
   switch (c->norm()) {
     case fb::NormPlacement::PostLN: out->norm = NormPlacement::kPostLN; break;
     case fb::NormPlacement::PreLN: out->norm = NormPlacement::kPreLN; break;
+    case fb::NormPlacement::PostLNEmbeddingNorm:
+      out->norm = NormPlacement::kPostLN;
+      out->embedding_norm = true;
+      break;
+    case fb::NormPlacement::PreLNEmbeddingNorm:
+      out->norm = NormPlacement::kPreLN;
+      out->embedding_norm = true;
+      break;
     default: return Invalid("unknown norm placement " + std::to_string(static_cast<int>(c->norm())));
   }
   switch (c->activation()) {

@@ -140,6 +140,14 @@ Status ReadLayerNorm(const fb::LayerNorm* norm, const std::string& name, int d, 
   return ReadVector(norm->beta(), name + ".beta", d, &out->beta);
 }
 
+// Optional, and only where the config declares embedding norms (format 2.4).
+Status ReadEmbeddingNorm(const fb::LayerNorm* norm, const std::string& name, const ModelConfig& config,
+                         LayerNormView* out) {
+  if (norm == nullptr) return Status::Ok();
+  if (!config.embedding_norm) return Invalid(name + " is present but the norm placement declares no embedding norm");
+  return ReadLayerNorm(norm, name, config.d_model, out);
+}
+
 Status ReadAttention(const fb::Attention* attention, const std::string& name, int d, AttentionView* out) {
   if (attention == nullptr) return Invalid("attention " + name + " is missing");
   EDGEMT_RETURN_IF_ERROR(ReadLinear(attention->query(), name + ".query", d, d, nullptr, &out->query));
@@ -331,6 +339,10 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(encoder->final_norm(), "encoder.final_norm", d, &weights->encoder_final_norm));
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(decoder->final_norm(), "decoder.final_norm", d, &weights->decoder_final_norm));
   }
+  EDGEMT_RETURN_IF_ERROR(ReadEmbeddingNorm(encoder->embedding_norm(), "encoder.embedding_norm", config,
+                                           &weights->encoder_embedding_norm));
+  EDGEMT_RETURN_IF_ERROR(ReadEmbeddingNorm(decoder->embedding_norm(), "decoder.embedding_norm", config,
+                                           &weights->decoder_embedding_norm));
   if (decoder->output_projection() != nullptr && decoder->output_projection()->weight() == nullptr && !config.tied_output)
     return Invalid("decoder.output_projection.weight is missing and the config does not tie it to the embedding");
   EDGEMT_RETURN_IF_ERROR(ReadLinear(decoder->output_projection(), "decoder.output_projection", config.target_vocab_size,

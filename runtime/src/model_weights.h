@@ -93,6 +93,8 @@ struct ModelWeights {
   std::vector<DecoderLayerView> decoder_layers;
   LayerNormView encoder_final_norm;    // pre-LN only
   LayerNormView decoder_final_norm;    // pre-LN only
+  LayerNormView encoder_embedding_norm;  // gamma null: none (ModelConfig::embedding_norm)
+  LayerNormView decoder_embedding_norm;
   LinearView output_projection;        // weight is target_embedding when tied
 };
 

@@ -50,7 +50,8 @@ int main(int argc, char** argv) {
     pre.activation = edgemt::Activation::kGELU;
     pre.positions = edgemt::PositionEncoding::kLearned;
     pre.tied_output = true;
-    seeds.emplace_back(dtype + "-preln-gelu-learned-tied", pre);
+    pre.embedding_norm = true;
+    seeds.emplace_back(dtype + "-preln-gelu-learned-tied-embnorm", pre);
     TestModelSpec shared = Tiny(int8);
     shared.activation = edgemt::Activation::kSiLU;
     shared.positions = edgemt::PositionEncoding::kSinusoidalHalves;

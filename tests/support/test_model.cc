@@ -162,7 +162,7 @@ std::vector<uint8_t> BuildTestModelFile(const TestModelSpec& spec) {
   Builder b{spec, Random(spec.seed)};
   fb::ModelT model;
   model.format_major = 2;
-  model.format_minor = spec.int4_block > 0 ? 1 : 0;
+  model.format_minor = spec.embedding_norm ? 4 : spec.int4_block > 0 ? 1 : 0;
   model.config = std::make_unique<fb::ConfigT>();
   fb::ConfigT& c = *model.config;
   c.d_model = static_cast<uint32_t>(spec.d_model);
@@ -208,6 +208,12 @@ std::vector<uint8_t> BuildTestModelFile(const TestModelSpec& spec) {
   if (spec.norm == NormPlacement::kPreLN) {
     model.encoder->final_norm = b.Norm();
     model.decoder->final_norm = b.Norm();
+  }
+  if (spec.embedding_norm) {
+    c.norm = spec.norm == NormPlacement::kPreLN ? fb::NormPlacement::PreLNEmbeddingNorm
+                                                : fb::NormPlacement::PostLNEmbeddingNorm;
+    model.encoder->embedding_norm = b.Norm();
+    model.decoder->embedding_norm = b.Norm();
   }
   if (spec.positions == PositionEncoding::kLearned) {
     model.encoder->positions = b.PositionTable();

@@ -30,6 +30,8 @@ struct TestModelSpec {
   Activation activation = Activation::kReLU;
   PositionEncoding positions = PositionEncoding::kSinusoidalInterleaved;
   bool tied_output = false;
+  // A LayerNorm after the embeddings on both sides (format 2.4).
+  bool embedding_norm = false;
   uint32_t seed = 1;
   // Lets a test break the file: called on the finished ModelT before packing.
   std::function<void(fb::ModelT&)> mutate;

@@ -235,6 +235,33 @@ TEST_CASE("hyperparameters") {
               StatusCode::kInvalidModel, "unknown norm placement 9");
 }
 
+TEST_CASE("embedding norms (format 2.4) are declared by the norm placement") {
+  auto copy_norm = [](const fb::LayerNormT& n) {
+    auto norm = std::make_unique<fb::LayerNormT>();
+    norm->gamma = std::make_unique<fb::TensorT>(*n.gamma);
+    norm->beta = std::make_unique<fb::TensorT>(*n.beta);
+    return norm;
+  };
+  // A 2.3 reader ignores the tables; this one refuses them unless the config declares them.
+  CheckStatus(LoadMutated([&](fb::ModelT& m) {
+                m.encoder->embedding_norm = copy_norm(*m.encoder->layers[0]->self_attention_norm);
+              }),
+              StatusCode::kInvalidModel,
+              "encoder.embedding_norm is present but the norm placement declares no embedding norm");
+  auto declared = [](fb::ModelT& m) { m.config->norm = fb::NormPlacement::PostLNEmbeddingNorm; };
+  CHECK(LoadMutated(declared).ok());                                   // declared, none present
+  CHECK(LoadMutated([&](fb::ModelT& m) {
+          declared(m);
+          m.decoder->embedding_norm = copy_norm(*m.decoder->layers[0]->self_attention_norm);
+        }).ok());
+  CheckStatus(LoadMutated([&](fb::ModelT& m) {
+                declared(m);
+                m.decoder->embedding_norm = copy_norm(*m.decoder->layers[0]->self_attention_norm);
+                m.decoder->embedding_norm->beta->shape[0] = 15;
+              }),
+              StatusCode::kInvalidModel, "tensor decoder.embedding_norm.beta has shape [15], expected [16]");
+}
+
 TEST_CASE("layers declared and present") {
   CheckStatus(LoadMutated([](fb::ModelT& m) { m.config->encoder_layers = 3; }), StatusCode::kInvalidModel,
               "the config declares 3 encoder layers, the file has 2");

@@ -13,6 +13,9 @@ import numpy as np
 
 # Enum values of schema/edgemt.fbs.
 NORM_POST, NORM_PRE = 0, 1
+# Format 2.4: the NormPlacement a file states when a stack has an embedding_norm
+# (model_ir keeps NORM_POST / NORM_PRE in Config.norm; the writer and reader map).
+NORM_WITH_EMBEDDING_NORM = {NORM_POST: 2, NORM_PRE: 3}
 ACT_RELU, ACT_GELU, ACT_SILU, ACT_GELU_TANH, ACT_GELU_SIGMOID = 0, 1, 2, 3, 4
 POS_INTERLEAVED, POS_HALVES, POS_LEARNED, POS_OPENNMT = 0, 1, 2, 3
 TYPE_FLOAT32, TYPE_INT8, TYPE_INT4 = 0, 1, 2
@@ -108,6 +111,7 @@ class Encoder:
     positions: Optional[np.ndarray]       # [max_positions, d] only for POS_LEARNED
     layers: List[EncoderLayer]
     final_norm: Optional[LayerNorm] = None
+    embedding_norm: Optional[LayerNorm] = None    # format 2.4: on the embeddings, before the first layer
 
 
 @dataclass
@@ -117,6 +121,7 @@ class Decoder:
     layers: List[DecoderLayer]
     final_norm: Optional[LayerNorm]
     output_projection: Linear
+    embedding_norm: Optional[LayerNorm] = None    # format 2.4
 
 
 @dataclass
@@ -176,6 +181,7 @@ FORMAT_MINOR = 0          # a file states the oldest minor version that reads it
 FORMAT_MINOR_INT4 = 1     # Int4 tensors
 FORMAT_MINOR_VOCABULARY = 2  # vocabularies, banned ids, default decoding settings
 FORMAT_MINOR_CTRANSLATE2 = 3  # GELU approximations, OpenNMT's sinusoid, source bos/eos, plain-token vocabularies
+FORMAT_MINOR_EMBEDDING_NORM = 4  # embedding norms (NORM_WITH_EMBEDDING_NORM)
 
 
 @dataclass
@@ -187,6 +193,9 @@ class Model:
     metadata: Metadata = field(default_factory=Metadata)
     format_major: int = FORMAT_MAJOR
     format_minor: int = FORMAT_MINOR
+
+    def has_embedding_norm(self):
+        return self.encoder.embedding_norm is not None or self.decoder.embedding_norm is not None
 
     def source_embedding(self):
         return self.decoder.token_embedding if self.config.shared_embeddings else self.encoder.token_embedding

@@ -86,7 +86,8 @@ def _stack(t, side):
         token_embedding=_tensor(t.TokenEmbedding(), side + ".token_embedding"),
         positions=_array(t.Positions(), side + ".positions"),
         layers=[_layer(layer, t.Layers(i), "%s.layers.%d" % (side, i)) for i in range(t.LayersLength())],
-        final_norm=_norm(t.FinalNorm(), side + ".final_norm"))
+        final_norm=_norm(t.FinalNorm(), side + ".final_norm"),
+        embedding_norm=_norm(t.EmbeddingNorm(), side + ".embedding_norm"))
     if side == "decoder":
         parts["output_projection"] = _linear(t.OutputProjection(), "decoder.output_projection")
     return cls(**parts)
@@ -149,6 +150,19 @@ def _metadata(md):
                           for fld in dataclasses.fields(ir.Metadata)})
 
 
+def _embedding_norms(config, encoder, decoder):
+    """Format 2.4: config.norm back to NORM_POST / NORM_PRE; an embedding_norm
+    table only where the norm placement declares one (as the runtime checks)."""
+    declared = {v: k for k, v in ir.NORM_WITH_EMBEDDING_NORM.items()}
+    if config.norm in declared:
+        config.norm = declared[config.norm]
+        return
+    for side, stack in (("encoder", encoder), ("decoder", decoder)):
+        if stack.embedding_norm is not None:
+            raise ConversionError("%s.embedding_norm is present but the norm placement declares no embedding norm"
+                                  % side)
+
+
 def parse(buf):
     """model_ir.Model from the bytes of a .edgemt file."""
     f = fb()
@@ -160,6 +174,7 @@ def parse(buf):
     check_format(m.FormatMajor(), m.FormatMinor())
     config = _config(m.Config())
     encoder, decoder = _stack(m.Encoder(), "encoder"), _stack(m.Decoder(), "decoder")
+    _embedding_norms(config, encoder, decoder)
     return ir.Model(config=config, encoder=encoder, decoder=decoder, tokenizer=_tokenizer(m.Tokenizer()),
                     metadata=_metadata(m.Metadata()), format_major=m.FormatMajor(), format_minor=m.FormatMinor())
 
@@ -209,5 +224,6 @@ def tensor_data_offsets(buf):
                 for sub in dataclasses.fields(ir.Attention if part.name.endswith("attention") else ir.FeedForward):
                     linear(name + "." + sub.name, getattr(table, accessor(sub.name))())
         norm(side + ".final_norm", t.FinalNorm())
+        norm(side + ".embedding_norm", t.EmbeddingNorm())
     linear("decoder.output_projection", m.Decoder().OutputProjection())
     return found

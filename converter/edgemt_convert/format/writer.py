@@ -129,8 +129,11 @@ def serialize(model):
     # Write every scalar, also those equal to the schema default, so that a
     # file is self-describing even for readers of a different schema version.
     b.ForceDefaults(True)
+    config = model.config
+    if model.has_embedding_norm():
+        config = dataclasses.replace(config, norm=ir.NORM_WITH_EMBEDDING_NORM[config.norm])
     config, encoder, decoder, tokenizer, metadata = (
-        _value(b, part, f) for part in (model.config, model.encoder, model.decoder, model.tokenizer, model.metadata))
+        _value(b, part, f) for part in (config, model.encoder, model.decoder, model.tokenizer, model.metadata))
     f.Model.ModelStart(b)
     f.Model.ModelAddFormatMajor(b, model.format_major)
     f.Model.ModelAddFormatMinor(b, model.format_minor)

@@ -90,6 +90,8 @@ class ReferenceModel:
         for prefix, part in (("encoder", model.encoder), ("decoder", model.decoder)):
             if part.final_norm is not None:
                 self.norms[prefix + ".final_norm"] = _Norm(part.final_norm, eps)
+            if part.embedding_norm is not None:
+                self.norms[prefix + ".embedding_norm"] = _Norm(part.embedding_norm, eps)
         self.pre_ln = c.norm == ir.NORM_PRE
 
         # An embedding lookup returns q[token] * s[token] (float32) for int8.
@@ -126,11 +128,14 @@ class ReferenceModel:
         h = self.act(self.linear(prefix + ".up", x))
         return self.linear(prefix + ".down", h)
 
-    def _embed(self, table, positions, ids, start):
+    def _embed(self, side, table, positions, ids, start):
+        """Scaled token embeddings plus positions, then the side's embedding norm if it has one."""
         t = ids.shape[1]
         if start + t > positions.shape[0]:
             raise ValueError("sequence longer than max_positions %d" % positions.shape[0])
-        return table[ids] * self.embedding_scale + positions[start:start + t]
+        x = table[ids] * self.embedding_scale + positions[start:start + t]
+        norm = self.norms.get(side + ".embedding_norm")
+        return x if norm is None else norm(x)
 
     # ------------------------------------------------------------------ encoder
 
@@ -142,7 +147,7 @@ class ReferenceModel:
         for i, s in enumerate(sources):
             ids[i, :len(s)] = torch.tensor(s, dtype=torch.long)
         valid = torch.arange(S)[None, :] < torch.tensor(lengths)[:, None]
-        x = self._embed(self.src_embedding, self.src_positions, ids, 0)
+        x = self._embed("encoder", self.src_embedding, self.src_positions, ids, 0)
         key_mask = valid[:, None, None, :]
         for i in range(self.config.encoder_layers):
             p = "encoder.layers.%d." % i
@@ -181,7 +186,7 @@ class ReferenceModel:
         decoder output [B, T, d] (after the final norm, before the projection)."""
         t = ids.shape[1]
         start = state.position
-        x = self._embed(self.tgt_embedding, self.tgt_positions, ids, start)
+        x = self._embed("decoder", self.tgt_embedding, self.tgt_positions, ids, start)
         # position start+i sees cached positions and new ones up to itself
         causal = torch.arange(start + t)[None, :] <= (start + torch.arange(t))[:, None]
         causal = causal[None, None]

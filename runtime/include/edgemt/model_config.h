@@ -22,6 +22,9 @@ struct ModelConfig {
   int target_vocab_size = 0;
   int max_positions = 0;
   NormPlacement norm = NormPlacement::kPostLN;
+  // Whether a stack may normalize its embeddings (scaled tokens plus
+  // positions) before its first layer: fairseq/mBART's layernorm_embedding.
+  bool embedding_norm = false;
   float layer_norm_epsilon = 1e-5f;
   Activation activation = Activation::kReLU;
   float embedding_scale = 1.0f;

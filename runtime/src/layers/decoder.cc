@@ -68,6 +68,8 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
     const float* positions = weights_->target_positions != nullptr ? weights_->target_positions : workspace.positions;
     for (size_t s = 0; s < count; ++s)
       EmbedToken(weights_->target_embedding, tokens[s], config.embedding_scale, positions + step * d, b.x + s * d);
+    const LayerNormView& norm = weights_->decoder_embedding_norm;
+    if (norm.gamma != nullptr) LayerNorm(b.x, count, d, norm.gamma, norm.beta, eps, b.x);
   }
 
   // Runs one attention sub-block's input side: pre-LN normalisation.

@@ -49,6 +49,8 @@ Status Encoder::Run(const TokenIds* sources, size_t count, size_t length, Worksp
         EmbedToken(weights_->source_embedding, id, config.embedding_scale, positions + i * d, b.x + (s * length + i) * d);
       }
     }
+    const LayerNormView& norm = weights_->encoder_embedding_norm;
+    if (norm.gamma != nullptr) LayerNorm(b.x, rows, d, norm.gamma, norm.beta, eps, b.x);
   }
 
   // Keys and values are read in place from the fused [rows, 3d] projection.

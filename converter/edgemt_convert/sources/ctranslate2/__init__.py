@@ -49,7 +49,7 @@ def load(checkpoint_dir):
     problems.raise_if_any()
     model.tokenizer = ir.Tokenizer(source_model=None, source_vocabulary=vocabs.source,
                                    target_vocabulary=None if vocabs.shared else vocabs.target)
-    model.format_minor = ir.FORMAT_MINOR_CTRANSLATE2
+    model.format_minor = ir.FORMAT_MINOR_EMBEDDING_NORM if model.has_embedding_norm() else ir.FORMAT_MINOR_CTRANSLATE2
     notes = ["CTranslate2 binary version %d, %s revision %d" % (model_bin.version, model_bin.spec or "(unnamed spec)",
                                                                model_bin.revision)]
     if stored:

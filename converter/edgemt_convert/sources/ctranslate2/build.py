@@ -144,6 +144,9 @@ def build_model(model_bin, spec, ids, eps, problems):
         projection = c.linear("decoder/projection", spec.target_vocab_rows, d, "decoder.output_projection")
     kind, max_positions, enc_pos, dec_pos = positions(c, spec)
     final = [c.norm(s + "/layer_norm", d) if spec.pre_norm else None for s in ("encoder", "decoder")]
+    # fairseq/mBART's layernorm_embedding (format 2.4), each side on its own
+    embedding_norms = [c.norm(s + "/layernorm_embedding", d) if model_bin.has_scope(s + "/layernorm_embedding")
+                       else None for s in ("encoder", "decoder")]
     if problems.items:
         return None, None
     config = ir.Config(
@@ -156,7 +159,7 @@ def build_model(model_bin, spec, ids, eps, problems):
     model = ir.Model(
         config=config,
         encoder=ir.Encoder(token_embedding=None if shared else ir.Tensor(enc_emb.values), positions=enc_pos,
-                           layers=encoder_layers, final_norm=final[0]),
+                           layers=encoder_layers, final_norm=final[0], embedding_norm=embedding_norms[0]),
         decoder=ir.Decoder(token_embedding=ir.Tensor(dec_emb.values), positions=dec_pos, layers=decoder_layers,
-                           final_norm=final[1], output_projection=projection))
+                           final_norm=final[1], output_projection=projection, embedding_norm=embedding_norms[1]))
     return model, c.stored

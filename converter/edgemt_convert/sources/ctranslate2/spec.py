@@ -176,8 +176,6 @@ def _check_supported(model_bin, config, layers, problems):
         found.append("RMS normalization (layer norms without beta)")
     if model_bin.get("encoder/embeddings_1/weight") is not None:
         found.append("several source features (encoder/embeddings_1)")
-    if model_bin.has_scope("encoder/layernorm_embedding") or model_bin.has_scope("decoder/layernorm_embedding"):
-        found.append("a layer norm after the embeddings (layernorm_embedding)")
     for flag, what in (("decoder/alibi", "ALiBi attention biases"),
                        ("decoder/start_from_zero_embedding", "a zero embedding for the first decoder step")):
         if int(attribute(model_bin, flag, 0)):

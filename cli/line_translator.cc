@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "edgemt/document.h"
+
 namespace edgemt::cli {
 namespace {
 
@@ -251,6 +253,20 @@ void LineTranslator::StreamLine(const std::string& line, size_t line_number) {
   Report(result, line_number);
   std::fputc('\n', stdout);
   std::fflush(stdout);
+}
+
+std::string LineTranslator::TranslateDocument(const std::string& document, size_t first_line) {
+  DocumentResult result;
+  const Status status = edgemt::TranslateDocument(*translator_, document, Decoding(), &result);
+  if (!status.ok()) {
+    Warn(first_line, "the document starting here is not translated: " + status.message());
+    return document;  // nothing is lost: the source stands in
+  }
+  if (result.failed > 0)
+    Warn(first_line, "in the document starting here, " + std::to_string(result.failed) + " of " +
+                         std::to_string(result.sentences) + " sentences are not translated (their source stands " +
+                         "in): " + result.first_failure.message());
+  return result.text;
 }
 
 }  // namespace edgemt::cli

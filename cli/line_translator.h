@@ -28,6 +28,11 @@ class LineTranslator {
   // (the newline too); messages go to stderr as for TranslateLines.
   void StreamLine(const std::string& line, size_t line_number);
 
+  // --document: a document's lines (with their line breaks) translated
+  // sentence by sentence, with its own whitespace and lines; a sentence that
+  // fails keeps its source text and gets a message. `first_line` as above.
+  std::string TranslateDocument(const std::string& document, size_t first_line);
+
  private:
   LineTranslator() = default;
   DecodeOptions Decoding() const;

@@ -58,6 +58,30 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::ios::sync_with_stdio(false);
+  if (options.document) {
+    // A document at a time: its lines up to a blank line (or the input's
+    // end, or, typed, the lines there are), line breaks kept; the blank
+    // line is copied.
+    size_t line_number = 1;
+    std::string document, line;
+    bool more = true;
+    while (more) {
+      document.clear();
+      const size_t first = line_number;
+      bool blank = false;
+      while ((more = static_cast<bool>(std::getline(std::cin, line)))) {
+        ++line_number;
+        blank = line.find_first_not_of(" \t\r") == std::string::npos;
+        if (blank) break;
+        document.append(line).push_back('\n');
+        if (interactive && !InputWaiting()) break;
+      }
+      if (!document.empty()) std::cout << translator.value()->TranslateDocument(document, first);
+      if (blank) std::cout << line << '\n';
+      std::cout.flush();
+    }
+    return 0;
+  }
   // A window of lines at a time: the translator sorts it by length into
   // batches and gives the results back in input order. The window takes
   // the lines already there, up to its size: it never waits for more.

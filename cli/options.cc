@@ -70,6 +70,10 @@ const char* Usage() {
          "  --score FILE            score line N of FILE as the translation of input line N\n"
          "                          instead of translating: 'SUM ||| TRANSLATION ||| LOGPROBS',\n"
          "                          a log-probability per token and then </s>'s\n"
+         "  --document              the input is documents, a blank line after each: every line\n"
+         "                          is split into sentences, translated, and put back with its\n"
+         "                          own whitespace (output: the same lines; a sentence that fails\n"
+         "                          keeps its source text, with a message)\n"
          "  --stream                write each translation piece by piece as it is produced\n"
          "                          (greedy or sampling, text in and out; one line at a time)\n"
          "  --input-ids             input lines are space-separated source ids, </s> included\n"
@@ -180,6 +184,8 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
       options->disable_unk = true;
     } else if (arg == "--stream") {
       options->stream = true;
+    } else if (arg == "--document") {
+      options->document = true;
     } else if (arg == "--input-ids") {
       options->input_ids = true;
     } else if (arg == "--output-ids") {
@@ -208,6 +214,13 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
   }
   if (options->stream && (!options->target_prefix_path.empty() || !options->score_path.empty())) {
     *error = "--stream does not take --target-prefix or --score";
+    return false;
+  }
+  if (options->document && (options->stream || options->n_best > 0 || options->scores || options->input_ids ||
+                            options->output_ids || !options->target_prefix_path.empty() ||
+                            !options->score_path.empty())) {
+    *error = "--document is for text in and text out, without --stream, --n-best, --scores, --target-prefix "
+             "or --score";
     return false;
   }
   if (options->alternatives && options->n_best == 0) {

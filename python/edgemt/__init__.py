@@ -35,6 +35,7 @@ so threads with a Translator each translate in parallel.
 """
 
 import os
+import warnings
 
 from ._edgemt import MODEL_FORMATS, Model, TranslationResult, _DecodeOptions, _Translator
 from ._edgemt import __version__  # the library's own: the CLI's --version and C's edgemt_version() say the same
@@ -161,6 +162,21 @@ class Translator(_Translator):
         texts = _texts(texts)
         return self._translate_texts(texts, _prefixes(target_prefix, len(texts), ids=False),
                                      self._decoding(options), bool(return_scores), 0)
+
+    def translate_document(self, text, **options):
+        """Translates a document (any text: paragraphs, line breaks, blank lines,
+        indentation, CRLF): every line split into sentences, the sentences
+        translated together, and put back with the document's own whitespace and
+        lines. A sentence that fails keeps its source text, with a
+        RuntimeWarning. Decoding options as translate_batch (no target_prefix,
+        no alternatives)."""
+        if not isinstance(text, str):
+            raise TypeError("text is %s, not str" % type(text).__name__)
+        translation, failed, why = self._translate_document(text, self._decoding(options))
+        if failed:
+            warnings.warn("%d sentence%s of the document not translated (the source stands in): %s"
+                          % (failed, "s" if failed > 1 else "", why), RuntimeWarning, stacklevel=2)
+        return translation
 
     def translate_ids(self, sources, target_prefix=None, **options):
         """Translates token ids: each source a list of source-vocabulary ids without

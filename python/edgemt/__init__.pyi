@@ -109,6 +109,12 @@ class Translator:
                          return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
                          repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> Iterator[str]:
         """The translation of one text, piece by piece as the decoder produces it; closing stops decoding."""
+    def translate_document(self, text: str, *, beam_size: int = ..., length_penalty: float = 1.0,
+                           max_length: int = ..., min_length: int = 0,
+                           sampling_topk: int = 1, sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
+                           sampling_seed: int = 0, repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0,
+                           disable_unk: bool = False) -> str:
+        """Every line split into sentences, translated, put back with the document's own whitespace and lines."""
     def score_batch(self, sources: Iterable[str], targets: Iterable[str]) -> List[TranslationResult]:
         """Per pair, the target as one hypothesis: token_log_probs[0] per id and then </s>, scores[0] their sum."""
     def score_ids_batch(self, sources: Iterable[Sequence[int]],

@@ -168,6 +168,7 @@ PYBIND11_MODULE(_edgemt, m) {
       .def("_score_texts", &Translator::ScoreTexts, py::arg("sources"), py::arg("targets"))
       .def("_score_ids", &Translator::ScoreIds, py::arg("sources"), py::arg("targets"))
       // The stream keeps its translator alive: its worker thread uses it.
+      .def("_translate_document", &Translator::TranslateDocument, py::arg("text"), py::arg("decode"))
       .def("_start_stream", &Translator::StartStream, py::arg("text"), py::arg("decode"), py::keep_alive<0, 1>())
       .def_property_readonly(
           "has_tokenizer", [](const Translator& t) { return t.text_translator().has_tokenizer(); },

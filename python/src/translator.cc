@@ -2,7 +2,10 @@
 
 #include <pybind11/pybind11.h>
 
+#include <tuple>
 #include <utility>
+
+#include "edgemt/document.h"
 
 #include "status_exception.h"
 
@@ -112,6 +115,18 @@ std::vector<TranslationResult> Translator::ScoreIds(std::vector<std::vector<int3
     status = translator_->ScoreIds(sources.data(), targets.data(), sources.size(), &results);
   }
   return Collect(status, results, 0);
+}
+
+std::tuple<std::string, size_t, std::string> Translator::TranslateDocument(const std::string& text,
+                                                                           const edgemt::DecodeOptions& decode) {
+  edgemt::DocumentResult result;
+  edgemt::Status status;
+  {
+    py::gil_scoped_release released;
+    status = edgemt::TranslateDocument(*translator_, text, decode, &result);
+  }
+  if (!status.ok()) RaiseStatus(status);
+  return {std::move(result.text), result.failed, result.first_failure.message()};
 }
 
 std::unique_ptr<PieceStream> Translator::StartStream(std::string text, const edgemt::DecodeOptions& decode) {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "edgemt/model.h"
@@ -54,6 +55,10 @@ class Translator {
                                             const std::vector<std::string>& targets);
   std::vector<TranslationResult> ScoreIds(std::vector<std::vector<int32_t>> sources,
                                           const std::vector<std::vector<int32_t>>& targets);
+  // A document (edgemt/document.h): (its translation, how many sentences
+  // failed, why the first did); raises for what concerns the whole document.
+  std::tuple<std::string, size_t, std::string> TranslateDocument(const std::string& text,
+                                                                 const edgemt::DecodeOptions& decode);
   // Starts translating text on a worker thread; its pieces come out of the
   // stream. The stream refers to this translator, which must outlive it.
   std::unique_ptr<PieceStream> StartStream(std::string text, const edgemt::DecodeOptions& decode);

@@ -1,6 +1,7 @@
 // The C API's translating entry points and their results (edgemt/edgemt.h).
 // Compiled with exceptions, as c_api.cc.
 #include "c_api_support.h"
+#include "edgemt/document.h"
 
 using namespace edgemt_c;
 
@@ -24,6 +25,28 @@ edgemt_status edgemt_translate_text(edgemt_translator* translator, const char* t
     if (!status.ok()) return Report(status);
     if (!results[0].status.ok()) return Report(results[0].status);
     return CopyOut(results[0].hypotheses[0].text, output, capacity, length);
+  });
+}
+
+edgemt_status edgemt_translate_document(edgemt_translator* translator, const char* text, size_t text_length,
+                                        const edgemt_decode_options* options, char* output, size_t capacity,
+                                        size_t* length, size_t* failed) {
+  return Guard([&] {
+    if (length == nullptr) return Null("length");
+    *length = 0;
+    if (failed != nullptr) *failed = 0;
+    if (!Is(translator, HandleTag::kTranslator)) return NotA("translator", "a translator");
+    if (text == nullptr && text_length > 0) return Null("text");
+    edgemt_decode_options o;
+    if (!ReadDecodeOptions(options, &o)) return EDGEMT_INVALID_ARGUMENT;
+    edgemt::DocumentResult result;
+    const edgemt::Status status = edgemt::TranslateDocument(
+        *translator->translator, std::string_view(text == nullptr ? "" : text, text_length), DecodeOf(o), &result);
+    if (!status.ok()) return Report(status);
+    if (failed != nullptr) *failed = result.failed;
+    const edgemt_status copied = CopyOut(result.text, output, capacity, length);
+    if (copied == EDGEMT_OK && result.failed > 0) Report(result.first_failure);  // for edgemt_last_error
+    return copied;
   });
 }
 

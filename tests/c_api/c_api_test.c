@@ -222,6 +222,33 @@ static void test_translators(void) {
                  EDGEMT_BUFFER_TOO_SMALL, "bytes");
     CHECK(length == strlen(best));
   }
+  {
+    /* A document: its two sentences as translated alone, its own whitespace and lines. */
+    char first[256], second[256], expected[600], document_out[600];
+    size_t failed = 7;
+    CHECK_STATUS(edgemt_translate_text(translator, "A man rides a bike.", NULL, first, sizeof first, &length),
+                 EDGEMT_OK, "");
+    CHECK_STATUS(edgemt_translate_text(translator, "Two dogs run!", NULL, second, sizeof second, &length),
+                 EDGEMT_OK, "");
+    snprintf(expected, sizeof expected, "\t%s  %s \r\n\n", first, second);
+    const char* document = "\tA man rides a bike.  Two dogs run! \r\n\n";
+    CHECK_STATUS(edgemt_translate_document(translator, document, strlen(document), NULL, document_out,
+                                           sizeof document_out, &length, &failed),
+                 EDGEMT_OK, "");
+    CHECK(strcmp(document_out, expected) == 0);
+    CHECK(length == strlen(expected) && failed == 0);
+    CHECK_STATUS(edgemt_translate_document(translator, document, strlen(document), NULL, document_out, 4, &length,
+                                           NULL),
+                 EDGEMT_BUFFER_TOO_SMALL, "bytes");
+    CHECK(length == strlen(expected));
+    CHECK_STATUS(edgemt_translate_document(translator, NULL, 0, NULL, document_out, sizeof document_out, &length,
+                                           NULL),
+                 EDGEMT_OK, "");
+    CHECK(length == 0 && document_out[0] == '\0');
+    CHECK_STATUS(edgemt_translate_document(translator, NULL, 3, NULL, document_out, sizeof document_out, &length,
+                                           NULL),
+                 EDGEMT_INVALID_ARGUMENT, "text is NULL");
+  }
   edgemt_decode_options decode;
   edgemt_decode_options_init(&decode);
   decode.struct_size = 0;

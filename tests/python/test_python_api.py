@@ -105,6 +105,18 @@ class PythonApi(unittest.TestCase):
         # One by one as in a batch (max_batch_size 4 splits the six).
         self.assertEqual([self.t.translate([line], **SPEAK)[0] for line in LINES], texts)
 
+    def test_documents(self):
+        alone = self.t.translate(["A man rides a bike.", "Two dogs run!"], **SPEAK)
+        document = "\tA man rides a bike.  Two dogs run! \r\n\n\u3000A man rides a bike.\n"
+        self.assertEqual(self.t.translate_document(document, **SPEAK),
+                         "\t%s  %s \r\n\n\u3000%s\n" % (alone[0], alone[1], alone[0]))
+        self.assertEqual(self.t.translate_document("", **SPEAK), "")
+        self.assertEqual(self.t.translate_document(" \n\t\n", **SPEAK), " \n\t\n")
+        with self.assertRaises(TypeError):
+            self.t.translate_document(b"bytes")
+        with self.assertRaises(TypeError):
+            self.t.translate_document("a", target_prefix=["x"])
+
     def test_n_best_and_scores(self):
         r = self.t.translate_batch(["a man is riding a bike"], beam_size=3, num_hypotheses=3, length_penalty=0.5,
                                    **SPEAK)[0]

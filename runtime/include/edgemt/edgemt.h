@@ -150,6 +150,18 @@ EDGEMT_API edgemt_status edgemt_translate_text(edgemt_translator* translator, co
                                                const edgemt_decode_options* options, char* output, size_t capacity,
                                                size_t* length);
 
+/* A document (UTF-8, text_length bytes: paragraphs, line breaks, blank
+ * lines, indentation, CRLF) split into sentences, translated, and put back
+ * with its own whitespace and lines (edgemt/document.h), into
+ * output[0..capacity) as edgemt_translate_text does (EDGEMT_BUFFER_TOO_SMALL:
+ * translate again with a bigger buffer). *failed (NULL: not wanted) gets how
+ * many sentences failed: their source text stands in their place, and
+ * edgemt_last_error says why the first did. Target prefixes and
+ * alternatives do not apply. */
+EDGEMT_API edgemt_status edgemt_translate_document(edgemt_translator* translator, const char* text,
+                                                   size_t text_length, const edgemt_decode_options* options,
+                                                   char* output, size_t capacity, size_t* length, size_t* failed);
+
 /* Texts to results (n-best, scores, ids). A source that fails does not fail
  * the call: see edgemt_results_status. The call fails for what concerns
  * every source (NULL arguments, options out of the translator's limits). */

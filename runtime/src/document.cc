@@ -11,11 +11,13 @@ Status TranslateDocument(TextTranslator& translator, std::string_view document, 
   *result = DocumentResult();
   if (decode.target_prefixes != nullptr || decode.return_alternatives)
     return Status(StatusCode::kInvalidArgument, "target prefixes and alternatives do not apply to documents");
-  const std::vector<DocumentPiece> pieces =
-      LayOutDocument(document, translator.model().source_language());
+  const std::vector<DocumentPiece> pieces = LayOutDocument(document, translator.model().source_language());
+  auto text_of = [document](const DocumentPiece& piece) {
+    return document.substr(piece.span.begin, piece.span.end - piece.span.begin);
+  };
   std::vector<std::string> sentences;
   for (const DocumentPiece& piece : pieces)
-    if (piece.sentence) sentences.emplace_back(document.substr(piece.span.begin, piece.span.end - piece.span.begin));
+    if (piece.sentence) sentences.emplace_back(text_of(piece));
   std::vector<TextResult> translations;
   if (!sentences.empty()) {
     const Status status = translator.TranslateTexts(sentences.data(), sentences.size(), decode, &translations);
@@ -26,7 +28,7 @@ Status TranslateDocument(TextTranslator& translator, std::string_view document, 
   out.reserve(document.size() + document.size() / 4);
   size_t next = 0;
   for (const DocumentPiece& piece : pieces) {
-    const std::string_view source = document.substr(piece.span.begin, piece.span.end - piece.span.begin);
+    const std::string_view source = text_of(piece);
     if (!piece.sentence) {
       out.append(source);
       continue;

@@ -8,7 +8,7 @@ namespace edgemt {
 namespace {
 
 // Words that end with a period without ending a sentence, lowercase, without
-// that period. Dotted ones ("e.g") are caught by their inner period anyway.
+// that period. Dotted ones ("e.g") are IsDottedAbbreviation's.
 constexpr std::string_view kEnglish[] = {
     "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "inc", "ltd", "co", "corp", "no",
     "nos", "vol", "fig", "figs", "approx", "dept", "est", "gen", "gov", "sen", "rep", "rev", "sgt", "capt",
@@ -98,7 +98,7 @@ bool IsDottedAbbreviation(std::string_view word) {
 }
 
 // Whether the period at `dot` ends a word that does not end a sentence: an
-// abbreviation of the language, a single letter, or a word with a period inside.
+// abbreviation of the language, a single letter, or a dotted abbreviation.
 bool PeriodEndsAbbreviation(std::string_view text, size_t dot, std::string_view language) {
   size_t start = dot;
   while (start > 0) {
@@ -116,6 +116,13 @@ bool PeriodEndsAbbreviation(std::string_view text, size_t dot, std::string_view 
 }
 
 }  // namespace
+
+// The first position at or after `pos` that is not a space (text.size() if none).
+size_t SkipSpaces(std::string_view text, size_t pos) {
+  size_t length = 0;
+  while (pos < text.size() && IsUnicodeSpace(DecodeUtf8(text, pos, &length))) pos += length;
+  return pos;
+}
 
 char32_t DecodeUtf8(std::string_view text, size_t pos, size_t* length) {
   const auto byte = [&](size_t i) { return static_cast<unsigned char>(text[i]); };
@@ -163,13 +170,9 @@ std::vector<TextSpan> SplitSentences(std::string_view text, std::string_view lan
     if (begin != std::string_view::npos) sentences.push_back({begin, end});
     begin = std::string_view::npos;
   };
-  while (pos < text.size()) {
+  while ((pos = SkipSpaces(text, pos)) < text.size()) {
     size_t length = 0;
     const char32_t c = DecodeUtf8(text, pos, &length);
-    if (IsUnicodeSpace(c)) {
-      pos += length;
-      continue;
-    }
     if (begin == std::string_view::npos) begin = pos;
     if (!IsTerminator(c)) {
       pos += length;
@@ -179,28 +182,21 @@ std::vector<TextSpan> SplitSentences(std::string_view text, std::string_view lan
     // A run of terminators, then closing quotes and brackets.
     const size_t run_start = pos;
     bool full_width = false;
-    char32_t t = c;
-    size_t t_length = length;
-    while (pos < text.size() && IsTerminator(t = DecodeUtf8(text, pos, &t_length))) {
+    char32_t t = 0;
+    while (pos < text.size() && IsTerminator(t = DecodeUtf8(text, pos, &length))) {
       full_width = full_width || IsFullWidthTerminator(t);
-      pos += t_length;
+      pos += length;
     }
-    while (pos < text.size() && IsClosing(DecodeUtf8(text, pos, &t_length))) pos += t_length;
+    while (pos < text.size() && IsClosing(DecodeUtf8(text, pos, &length))) pos += length;
     last_end = pos;
-    if (pos >= text.size()) break;
-    size_t after = pos;
-    while (after < text.size()) {
-      const char32_t s = DecodeUtf8(text, after, &t_length);
-      if (!IsUnicodeSpace(s)) break;
-      after += t_length;
-    }
-    if (after >= text.size()) break;  // trailing whitespace: the line's end closes it
+    const size_t after = SkipSpaces(text, pos);
+    if (after >= text.size()) break;  // the line's end (after trailing whitespace) closes it
     const bool spaced = after > pos;
     const bool single_period = pos - run_start == 1 && text[run_start] == '.';
     bool ends = false;
     if (full_width) {
       ends = true;
-    } else if (spaced && !IsLowercase(DecodeUtf8(text, after, &t_length))) {
+    } else if (spaced && !IsLowercase(DecodeUtf8(text, after, &length))) {
       ends = !(single_period && PeriodEndsAbbreviation(text, run_start, language));
     }
     if (ends) close(last_end);

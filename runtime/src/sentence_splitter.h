@@ -36,6 +36,9 @@ std::vector<TextSpan> SplitSentences(std::string_view text, std::string_view lan
 // (ASCII space and tab, no-break spaces, the U+2000 block, ideographic space...).
 bool IsUnicodeSpace(char32_t c);
 
+// The first position at or after `pos` that is not a space (text.size() if none).
+size_t SkipSpaces(std::string_view text, size_t pos);
+
 // The code point at text[pos] and its length in bytes (1 for an invalid byte,
 // whose code point is then U+FFFD).
 char32_t DecodeUtf8(std::string_view text, size_t pos, size_t* length);

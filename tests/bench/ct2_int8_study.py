@@ -43,7 +43,6 @@ CT2 = os.path.join(SHARED, "bench", "ct2")
 sys.path.insert(0, os.path.join(REPO, "converter"))
 sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
 
-from edgemt_convert.format import model_ir as ir                   # noqa: E402
 from edgemt_convert.format.reader import read                      # noqa: E402
 from edgemt_convert.reference.decode import greedy                 # noqa: E402
 from edgemt_convert.reference.model import ReferenceModel          # noqa: E402
@@ -100,11 +99,10 @@ class Ct2Int8Linear:
 def reference(model, arithmetic):
     ref = ReferenceModel(model)
     if arithmetic != "edgemt":
-        relu = model.config.activation == ir.ACT_RELU
         for name, lin in model.named_linears():
             weight = model.linear_weight(lin)
-            if weight.is_int8:
-                ref.ops[name] = Ct2Int8Linear(weight, lin.bias, relu and name.endswith("feed_forward.up"),
+            if weight.is_int8:           # the reference's op (quantize.int8.Int8Linear) knows its fused ReLU
+                ref.ops[name] = Ct2Int8Linear(weight, lin.bias, ref.ops[name].fused_relu,
                                               saturate=arithmetic == "ct2-avx2")
     return ref
 

@@ -51,11 +51,12 @@ def convert(checkpoint, out, dtype, extra=()):
     run([sys.executable, CONVERT, checkpoint, "--out", out, "--dtype", dtype, *extra])
 
 
-def bleu_of_lines(lines, path):
-    """Writes `lines` to `path` and returns their BLEU against the dev set (the model's bleu.py)."""
+def bleu_of_lines(lines, path, reference=DEV_DE):
+    """Writes `lines` to `path` and returns their BLEU against `reference`, a file of
+    one line per line (the dev set by default), with the model's bleu.py."""
     with open(path, "w", encoding="utf-8") as f:
         f.write("".join(line + "\n" for line in lines))
-    out = run([sys.executable, os.path.join(MULTI30K, "bleu.py"), path, DEV_DE]).stdout
+    out = run([sys.executable, os.path.join(MULTI30K, "bleu.py"), path, reference]).stdout
     return float(re.search(r"BLEU = ([0-9.]+)", out).group(1))
 
 

@@ -22,7 +22,7 @@ import sys
 import tempfile
 import unittest
 
-from e2e_common import DEV_DE, DEV_EN, EXAMPLE_INT8, MULTI30K, emulated, run
+from e2e_common import DEV_DE, DEV_EN, EXAMPLE_INT8, bleu_of_lines, emulated, run
 
 PUNCTUATION = tuple(".!?\"')")
 
@@ -100,21 +100,15 @@ class Documents(unittest.TestCase):
         print("%d of %d paragraphs split as their sentences; %d of them translate exactly as those sentences "
               "alone, joined" % (len(self.found_all), len(self.groups), len(same)), file=sys.stderr)
         self.assertEqual(sorted(same), sorted(self.found_all))
-        references = [" ".join(self.de[i:i + n]) for i, n in self.groups]
-        bleu = {name: self.bleu(lines, references, name) for name, lines in
-                (("split", documents), ("whole", plain), ("sentences", joined))}
+        references = os.path.join(self.tmp.name, "paragraphs.de")
+        with open(references, "w", encoding="utf-8") as f:
+            f.write("".join(" ".join(self.de[i:i + n]) + "\n" for i, n in self.groups))
+        bleu = {name: bleu_of_lines(lines, os.path.join(self.tmp.name, name + ".de"), references)
+                for name, lines in (("split", documents), ("whole", plain), ("sentences", joined))}
         print("paragraph-level BLEU: split into sentences %.2f, each paragraph as one sentence %.2f "
               "(the dev sentences alone, joined: %.2f)" % (bleu["split"], bleu["whole"], bleu["sentences"]),
               file=sys.stderr)
         self.assertGreater(bleu["split"], bleu["whole"])
-
-    def bleu(self, lines, references, name):
-        hyp, ref = (os.path.join(self.tmp.name, "%s.%s" % (name, side)) for side in ("hyp", "ref"))
-        for path, content in ((hyp, lines), (ref, references)):
-            with open(path, "w", encoding="utf-8") as f:
-                f.write("".join(line + "\n" for line in content))
-        out = run([sys.executable, os.path.join(MULTI30K, "bleu.py"), hyp, ref]).stdout
-        return float(re.search(r"BLEU = ([0-9.]+)", out).group(1))
 
     def test_a_failed_sentence_keeps_its_source(self):
         long = "Dog " + " ".join(["dog"] * 40) + "."

@@ -93,6 +93,10 @@ Result<std::unique_ptr<LineTranslator>> LineTranslator::Create(const Options& op
   translator_options.packed_cache_dir = options.packed_cache_dir;
   text_options.long_input = options.long_input;
   text_options.max_batch_tokens = static_cast<size_t>(options.max_batch_tokens);
+  if (options.cache_mb >= 0) {  // else the text layer's defaults: none for lines, 32 MB for documents
+    text_options.cache_bytes = static_cast<size_t>(options.cache_mb) << 20;
+    text_options.document_cache_bytes = text_options.cache_bytes;
+  }
   auto translator = TextTranslator::Create(model.value(), text_options);
   if (!translator.ok()) return translator.status();
   self->translator_ = std::move(translator.value());

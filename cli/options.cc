@@ -70,6 +70,9 @@ const char* Usage() {
          "  --score FILE            score line N of FILE as the translation of input line N\n"
          "                          instead of translating: 'SUM ||| TRANSLATION ||| LOGPROBS',\n"
          "                          a log-probability per token and then </s>'s\n"
+         "  --cache-mb N            keep the translations of sentences seen before, up to N MB\n"
+         "                          (default 0, and 32 with --document): a repeated sentence\n"
+         "                          costs nothing and gives exactly its translation again\n"
          "  --document              the input is documents, a blank line after each: every line\n"
          "                          is split into sentences, translated, and put back with its\n"
          "                          own whitespace (output: the same lines; a sentence that fails\n"
@@ -113,6 +116,8 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
       if (!count(1, 4096, &options->batch_size)) return false;
     } else if (arg == "--max-batch-tokens") {
       if (!count(1, 1 << 24, &options->max_batch_tokens)) return false;
+    } else if (arg == "--cache-mb") {
+      if (!count(0, 1 << 20, &options->cache_mb)) return false;
     } else if (arg == "--max-length") {
       if (!count(1, 65536, &options->max_length)) return false;
     } else if (arg == "--min-length") {

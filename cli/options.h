@@ -18,6 +18,7 @@ struct Options {
   int threads = 0;
   int batch_size = 0;          // 0: kDefaultBatchSize, or 1 when standard input is a terminal or --stream
   int max_batch_tokens = 0;    // 0: batches bounded by batch_size alone
+  int cache_mb = -1;           // the translation cache; -1: 0, or 32 with --document
   int max_length = 0;  // 0: the model's default, else the reference rule, min(2 * source + 10, model positions)
   int min_length = 0;
   int beam_size = 0;          // 1: greedy; 0: the model's default beam size (1 without one, or to sample or stream)

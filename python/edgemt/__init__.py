@@ -104,7 +104,7 @@ class Translator(_Translator):
 
     Translator(model_path, threads=1, max_batch_size=32, max_beam_size=None,
                max_source_length=0, max_target_length=0, long_input="truncate",
-               packed_cache_dir=None, max_batch_tokens=0)
+               packed_cache_dir=None, max_batch_tokens=0, cache_mb=0, document_cache_mb=32)
 
     model_path: a model file (str or os.PathLike), or an edgemt.Model, which
     several translators (e.g. one per thread) then share together with its
@@ -122,6 +122,10 @@ class Translator(_Translator):
     warning in its result) or "error" (that source raises ValueError).
     packed_cache_dir: a directory where the weights packed for this CPU are
     kept in a cache file, so that later runs map them instead of packing.
+    cache_mb, document_cache_mb: translations of sentences seen before kept
+    in bounded caches of this many MB (a repeated sentence costs nothing and
+    gives exactly its translation again): of translate() and the other text
+    calls (default 0: none), and of translate_document's sentences (32).
 
     One translation runs at a time per Translator (a second thread waits);
     give each thread its own Translator to translate in parallel.
@@ -130,13 +134,14 @@ class Translator(_Translator):
     """
 
     def __init__(self, model_path, threads=1, max_batch_size=32, max_beam_size=None, max_source_length=0,
-                 max_target_length=0, long_input="truncate", packed_cache_dir=None, max_batch_tokens=0):
+                 max_target_length=0, long_input="truncate", packed_cache_dir=None, max_batch_tokens=0,
+                 cache_mb=0, document_cache_mb=32):
         model = model_path if isinstance(model_path, Model) else Model(os.fspath(model_path))
         cache = "" if packed_cache_dir is None else os.fspath(packed_cache_dir)
         if max_beam_size is None:
             max_beam_size = model._max_beam_size
         super().__init__(model, threads, max_batch_size, max_beam_size, max_source_length, max_target_length,
-                         long_input, cache, max_batch_tokens)
+                         long_input, cache, max_batch_tokens, cache_mb, document_cache_mb)
         self._model = model
 
     def _decoding(self, options, greedy_only=False):

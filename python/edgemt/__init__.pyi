@@ -1,6 +1,6 @@
 """EdgeMT: offline machine translation on CPUs (type stubs; help(edgemt) documents the API)."""
 import os
-from typing import Iterable, Iterator, List, Optional, Sequence, Union
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Union
 
 __version__: str
 MODEL_FORMATS: str
@@ -48,7 +48,7 @@ class Translator:
                  max_batch_size: int = 32, max_beam_size: Optional[int] = None, max_source_length: int = 0,
                  max_target_length: int = 0, long_input: str = "truncate",
                  packed_cache_dir: Optional[Union[str, "os.PathLike[str]"]] = None,
-                 max_batch_tokens: int = 0) -> None: ...
+                 max_batch_tokens: int = 0, cache_mb: float = 0, document_cache_mb: float = 32) -> None: ...
     @property
     def has_tokenizer(self) -> bool: ...
     @property
@@ -63,6 +63,7 @@ class Translator:
     def max_target_length(self) -> int: ...
     @property
     def max_batch_tokens(self) -> int: ...
+    def cache_stats(self) -> Dict[str, Dict[str, int]]: ...
     def translate(self, texts: Iterable[str], target_prefix: Optional[Sequence[Optional[str]]] = None, *, beam_size: int = ..., length_penalty: float = 1.0,
                   num_hypotheses: int = 1, max_length: int = ..., min_length: int = 0, sampling_topk: int = 1,
                   sampling_topp: float = 1.0, sampling_temperature: float = 1.0,

@@ -25,11 +25,15 @@ namespace {
 edgemt::TextTranslatorOptions TextTranslatorOptions(int threads, int max_batch_size, int max_beam_size,
                                                      int max_source_length, int max_target_length,
                                                      const std::string& long_input,
-                                                     const std::string& packed_cache_dir, long long max_batch_tokens) {
+                                                     const std::string& packed_cache_dir, long long max_batch_tokens,
+                                                     double cache_mb, double document_cache_mb) {
   if (long_input != "truncate" && long_input != "error")
     throw py::value_error("long_input is 'truncate' or 'error', not '" + long_input + "'");
   if (max_batch_tokens < 0) throw py::value_error("max_batch_tokens must not be negative");
+  if (!(cache_mb >= 0) || !(document_cache_mb >= 0)) throw py::value_error("cache sizes must not be negative");
   edgemt::TextTranslatorOptions options;
+  options.cache_bytes = static_cast<size_t>(cache_mb * (1 << 20));
+  options.document_cache_bytes = static_cast<size_t>(document_cache_mb * (1 << 20));
   options.max_batch_tokens = static_cast<size_t>(max_batch_tokens);
   options.translator.num_threads = threads;
   options.translator.max_batch_size = max_batch_size;
@@ -153,14 +157,17 @@ PYBIND11_MODULE(_edgemt, m) {
   py::class_<Translator>(m, "_Translator")
       .def(py::init([](const Model& model, int threads, int max_batch_size, int max_beam_size,
                        int max_source_length, int max_target_length, const std::string& long_input,
-                       const std::string& packed_cache_dir, long long max_batch_tokens) {
+                       const std::string& packed_cache_dir, long long max_batch_tokens, double cache_mb,
+                       double document_cache_mb) {
              return std::make_unique<Translator>(
                  model, TextTranslatorOptions(threads, max_batch_size, max_beam_size, max_source_length,
-                                              max_target_length, long_input, packed_cache_dir, max_batch_tokens));
+                                              max_target_length, long_input, packed_cache_dir, max_batch_tokens,
+                                              cache_mb, document_cache_mb));
            }),
            py::arg("model"), py::arg("threads"), py::arg("max_batch_size"), py::arg("max_beam_size"),
            py::arg("max_source_length"), py::arg("max_target_length"), py::arg("long_input"),
-           py::arg("packed_cache_dir"), py::arg("max_batch_tokens"))
+           py::arg("packed_cache_dir"), py::arg("max_batch_tokens"), py::arg("cache_mb"),
+           py::arg("document_cache_mb"))
       .def("_translate_texts", &Translator::TranslateTexts, py::arg("texts"), py::arg("target_prefixes"),
            py::arg("decode"), py::arg("return_scores"), py::arg("first_index"))
       .def("_translate_ids", &Translator::TranslateIds, py::arg("sources"), py::arg("target_prefixes"),
@@ -195,5 +202,24 @@ PYBIND11_MODULE(_edgemt, m) {
       .def_property_readonly(
           "max_batch_tokens",
           [](const Translator& t) { return t.text_translator().options().max_batch_tokens; },
-          "A batch's sentences x its longest source stay within this (0: no such bound).");
+          "A batch's sentences x its longest source stay within this (0: no such bound).")
+      .def(
+          "cache_stats",
+          [](const Translator& t) {
+            auto dict_of = [](const edgemt::TranslationCacheStats& s) {
+              py::dict d;
+              d["capacity_bytes"] = s.capacity_bytes;
+              d["bytes"] = s.bytes;
+              d["entries"] = s.entries;
+              d["hits"] = s.hits;
+              d["misses"] = s.misses;
+              return d;
+            };
+            py::dict stats;
+            stats["texts"] = dict_of(t.text_translator().cache_stats());
+            stats["documents"] = dict_of(t.text_translator().document_cache_stats());
+            return stats;
+          },
+          "The translation caches (cache_mb, document_cache_mb): for 'texts' and 'documents', their\n"
+          "capacity_bytes, bytes, entries, hits and misses.");
 }

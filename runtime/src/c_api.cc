@@ -131,6 +131,9 @@ void edgemt_translator_options_init(edgemt_translator_options* options) {
   options->truncate_long_inputs = 1;
   options->packed_cache_dir = nullptr;
   options->max_batch_tokens = 0;
+  const edgemt::TextTranslatorOptions text_defaults;
+  options->cache_bytes = static_cast<int64_t>(text_defaults.cache_bytes);
+  options->document_cache_bytes = static_cast<int64_t>(text_defaults.document_cache_bytes);
 }
 
 void edgemt_decode_options_init(edgemt_decode_options* options) {
@@ -176,7 +179,11 @@ edgemt_status edgemt_translator_create(const edgemt_model* model, const edgemt_t
     if (!ReadOptions(options, edgemt_translator_options_init, &o))
       return Fail(EDGEMT_INVALID_ARGUMENT, "options->struct_size is not set (edgemt_translator_options_init)");
     if (o.max_batch_tokens < 0) return Fail(EDGEMT_INVALID_ARGUMENT, "max_batch_tokens must not be negative");
+    if (o.cache_bytes < 0 || o.document_cache_bytes < 0)
+      return Fail(EDGEMT_INVALID_ARGUMENT, "cache sizes must not be negative");
     edgemt::TextTranslatorOptions text_options;
+    text_options.cache_bytes = static_cast<size_t>(o.cache_bytes);
+    text_options.document_cache_bytes = static_cast<size_t>(o.document_cache_bytes);
     text_options.max_batch_tokens = static_cast<size_t>(o.max_batch_tokens);
     text_options.translator.num_threads = o.num_threads;
     text_options.translator.max_batch_size = o.max_batch_size;

@@ -20,7 +20,10 @@ Status TranslateDocument(TextTranslator& translator, std::string_view document, 
     if (piece.sentence) sentences.emplace_back(text_of(piece));
   std::vector<TextResult> translations;
   if (!sentences.empty()) {
-    const Status status = translator.TranslateTexts(sentences.data(), sentences.size(), decode, &translations);
+    const Status status =
+        translator.TranslateTextsCached(sentences.data(), sentences.size(), decode, &translations,
+                                        /*return_scores=*/false, /*target_prefixes=*/nullptr,
+                                        translator.document_cache());
     if (!status.ok()) return status;
   }
   result->sentences = sentences.size();

@@ -184,6 +184,14 @@ static void test_translators(void) {
   CHECK_STATUS(edgemt_translator_create(model, &options, &translator), EDGEMT_INVALID_ARGUMENT,
                "max_batch_tokens must not be negative");
   CHECK(translator == NULL);
+  /* The caches: none for texts, 32 MiB for documents' sentences; never negative. */
+  edgemt_translator_options_init(&options);
+  CHECK(options.cache_bytes == 0);
+  CHECK(options.document_cache_bytes == 32 << 20);
+  options.document_cache_bytes = -1;
+  CHECK_STATUS(edgemt_translator_create(model, &options, &translator), EDGEMT_INVALID_ARGUMENT,
+               "cache sizes must not be negative");
+  CHECK(translator == NULL);
   /* An older caller's smaller struct: the fields it lacks keep their defaults. */
   edgemt_translator_options_init(&options);
   options.max_beam_size = 2;

@@ -110,6 +110,15 @@ class Documents(unittest.TestCase):
               file=sys.stderr)
         self.assertGreater(bleu["split"], bleu["whole"])
 
+    def test_the_cache_changes_no_output(self):
+        # Documents that repeat sentences, through the default document cache and without one.
+        documents = "".join(p + "\n" for p in self.paragraphs[:40]) + "\n"
+        text = documents * 3
+        cached = self.translate(text, "--document")
+        plain = self.translate(text, "--document", "--cache-mb", "0")
+        self.assertEqual(cached, plain)
+        self.assertEqual(len(cached.split("\n")), len(text.split("\n")))
+
     def test_a_failed_sentence_keeps_its_source(self):
         long = "Dog " + " ".join(["dog"] * 40) + "."
         document = "A man sleeps.  %s Two dogs run.\n\nA child eats.\n" % long

@@ -117,6 +117,35 @@ class PythonApi(unittest.TestCase):
         with self.assertRaises(TypeError):
             self.t.translate_document("a", target_prefix=["x"])
 
+    def test_translation_caches(self):
+        # The document cache is on by default and gives exactly the same text again.
+        t = edgemt.Translator(MODELS["text"])
+        document = "A man rides a bike. Two dogs run!\n\nThe lazy dog.\n"
+        first = t.translate_document(document, **SPEAK)
+        stats = t.cache_stats()
+        self.assertEqual(stats["texts"]["capacity_bytes"], 0)  # off for translate()
+        self.assertEqual(stats["documents"]["capacity_bytes"], 32 << 20)
+        self.assertEqual((stats["documents"]["misses"], stats["documents"]["hits"]), (3, 0))
+        self.assertEqual(t.translate_document(document, **SPEAK), first)
+        self.assertEqual(t.cache_stats()["documents"]["hits"], 3)
+        # Other options are other keys.
+        t.translate_document(document, min_length=5, max_length=10)
+        self.assertEqual(t.cache_stats()["documents"]["misses"], 6)
+        # translate() with its own cache: the same results, found the second time.
+        cached = edgemt.Translator(MODELS["text"], max_beam_size=2, cache_mb=1, document_cache_mb=0)
+        expected = self.t.translate_batch(LINES, beam_size=2, num_hypotheses=2, **SPEAK)
+        for _ in range(2):
+            got = cached.translate_batch(LINES, beam_size=2, num_hypotheses=2, **SPEAK)
+            self.assertEqual([(r.ids, r.scores, r.token_log_probs) for r in got],
+                             [(r.ids, r.scores, r.token_log_probs) for r in expected])
+        texts = cached.cache_stats()["texts"]
+        blank = sum(1 for line in LINES if not line.strip())
+        self.assertEqual((texts["misses"], texts["hits"]), (len(LINES) - blank, len(LINES) - blank))
+        self.assertLessEqual(texts["bytes"], texts["capacity_bytes"])
+        self.assertEqual(cached.cache_stats()["documents"]["capacity_bytes"], 0)
+        with self.assertRaises(ValueError):
+            edgemt.Translator(MODELS["text"], cache_mb=-1)
+
     def test_n_best_and_scores(self):
         r = self.t.translate_batch(["a man is riding a bike"], beam_size=3, num_hypotheses=3, length_penalty=0.5,
                                    **SPEAK)[0]

@@ -99,6 +99,14 @@ typedef struct edgemt_translator_options {
    * 0 (default): max_batch_size alone bounds it. Added after the fields
    * above: an older caller's smaller struct_size leaves it 0. */
   int64_t max_batch_tokens;
+  /* Translations kept for sentences seen before (bounded caches of this many
+   * bytes; a hit gives exactly the translation again): of
+   * edgemt_translate_texts and the other text calls (default 0: none), and of
+   * edgemt_translate_document's sentences (default 32 MiB; 0: none).
+   * Added after the fields above: an older caller's smaller struct_size
+   * keeps these defaults. */
+  int64_t cache_bytes;
+  int64_t document_cache_bytes;
 } edgemt_translator_options;
 
 EDGEMT_API void edgemt_translator_options_init(edgemt_translator_options* options);

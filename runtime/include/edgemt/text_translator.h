@@ -25,6 +25,9 @@
 
 namespace edgemt {
 
+struct DocumentResult;  // document.h
+class TranslationCache;
+
 // A source longer than max_source_length: its first max_source_length - 1
 // ids and </s> are translated (with a warning), or it fails.
 enum class LongInput { kTruncate, kError };
@@ -36,6 +39,24 @@ struct TextTranslatorOptions {
   // (the padded source tokens the encoder computes) would pass this; a
   // source alone is never refused by it. 0: max_batch_size bounds it alone.
   size_t max_batch_tokens = 0;
+  // Translations kept for sources seen before (a bounded LRU cache of this
+  // many bytes; the key: decoding options, scores asked for or not, target
+  // prefix, source ids). A hit returns exactly what translating again would.
+  // 0: no cache (the core's default): TranslateTexts and TranslateIds.
+  size_t cache_bytes = 0;
+  // The same for the sentences of TranslateDocument (document.h), on by
+  // default: a page or a document translated again costs nothing for the
+  // sentences already seen. 0: none.
+  size_t document_cache_bytes = size_t{32} << 20;
+};
+
+// What a translation cache holds and has done.
+struct TranslationCacheStats {
+  size_t capacity_bytes = 0;
+  size_t bytes = 0;      // counted as TranslationCache::BytesOf (heap blocks and bookkeeping)
+  size_t entries = 0;
+  uint64_t hits = 0;     // sources found
+  uint64_t misses = 0;   // sources looked up and translated
 };
 
 struct TextHypothesis {
@@ -108,8 +129,21 @@ class TextTranslator {
   // Ok with a tokenizer; else why texts cannot be translated: the model has
   // none (kNotFound) or the build has no SentencePiece (kUnsupported).
   const Status& tokenizer_status() const;
+  // The caches of TranslateTexts/TranslateIds and of TranslateDocument
+  // (all zeros when there is none).
+  TranslationCacheStats cache_stats() const;
+  TranslationCacheStats document_cache_stats() const;
 
  private:
+  // TranslateTexts through `cache` (null: none).
+  Status TranslateTextsCached(const std::string* texts, size_t count, const DecodeOptions& decode,
+                              std::vector<TextResult>* results, bool return_scores,
+                              const std::string* target_prefixes, TranslationCache* cache);
+  TranslationCache* document_cache() const;  // null when there is none
+  // Its sentences go through the document cache.
+  friend Status TranslateDocument(TextTranslator& translator, std::string_view document, const DecodeOptions& decode,
+                                  DocumentResult* result);
+
   struct Impl;
   explicit TextTranslator(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;

@@ -1,0 +1,165 @@
+// TextTranslator's insides (text_translator.cc translates, text_scoring.cc
+// scores given translations): the model's tokenizers, the translator, the
+// caches, and the steps from texts to prepared source ids and back.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "batching.h"
+#include "edgemt/text_translator.h"
+#include "edgemt/tokenizer.h"
+#include "translation_cache.h"
+
+namespace edgemt {
+
+// Only spaces, tabs and line breaks: a blank source, translated as nothing.
+inline bool IsBlank(const std::string& text) {
+  for (char c : text) {
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return false;
+  }
+  return true;
+}
+
+// A failure of a whole call: every result holds it.
+inline Status FailAll(const Status& status, std::vector<TextResult>* results) {
+  for (TextResult& r : *results) r.status = status;
+  return status;
+}
+
+// What a blank source gives: num_hypotheses empty translations, score 0.
+inline void BlankResult(const DecodeOptions& decode, TextResult* result) {
+  result->hypotheses.assign(static_cast<size_t>(decode.num_hypotheses), TextHypothesis());
+}
+
+// Scores cost a pass over the vocabulary per greedy step; beams have them anyway.
+inline bool WithScores(const DecodeOptions& decode, bool return_scores) {
+  return return_scores || decode.beam_size > 1 || decode.num_hypotheses > 1 || decode.return_alternatives;
+}
+
+struct TextTranslator::Impl {
+  std::shared_ptr<const Model> model;
+  TextTranslatorOptions options;
+  std::unique_ptr<Translator> translator;
+  std::unique_ptr<Tokenizer> source_tokenizer;  // both or neither
+  std::unique_ptr<Tokenizer> target_tokenizer;
+  // Ok with tokenizers; else why texts cannot be translated (the model has
+  // none, or the build has no SentencePiece).
+  Status tokenizer_status;
+  // One call at a time: the translator's arena serves one call.
+  std::mutex busy;
+  std::unique_ptr<TranslationCache> cache;           // options.cache_bytes
+  std::unique_ptr<TranslationCache> document_cache;  // options.document_cache_bytes
+
+  bool has_tokenizer() const { return source_tokenizer != nullptr; }
+
+  // A model without a tokenizer still translates ids; a broken one is an error.
+  Status CreateTokenizers() {
+    auto source = Tokenizer::Create(*model, Tokenizer::Side::kSource);
+    if (!source.ok()) {
+      const StatusCode code = source.status().code();
+      if (code == StatusCode::kNotFound)
+        tokenizer_status = Status(code, "the model has no tokenizer: translate token ids instead");
+      else if (code == StatusCode::kUnsupported)
+        tokenizer_status = source.status();
+      else
+        return source.status();
+      return Status::Ok();
+    }
+    auto target = Tokenizer::Create(*model, Tokenizer::Side::kTarget, source.value().get());
+    if (!target.ok()) return target.status();
+    source_tokenizer = std::move(source.value());
+    target_tokenizer = std::move(target.value());
+    return Status::Ok();
+  }
+
+  // Applies the length limit to a source (its </s>, if the model's sources
+  // end with one, stays last).
+  Status Limit(std::vector<int32_t>* ids, std::string* warning) const {
+    const ModelConfig& config = model->config();
+    const size_t limit = static_cast<size_t>(translator->options().max_source_length);
+    if (ids->size() <= limit) return Status::Ok();
+    const std::string message =
+        "the source has " + std::to_string(ids->size()) + " tokens, more than the limit of " + std::to_string(limit);
+    if (options.long_input == LongInput::kError) return Status(StatusCode::kInvalidArgument, message);
+    *warning = message + ": translating its first " + std::to_string(limit);
+    if (config.source_eos) {
+      ids->resize(limit - 1);
+      ids->push_back(config.eos_id);
+    } else {
+      ids->resize(limit);
+    }
+    return Status::Ok();
+  }
+
+  Status IdsOfText(const std::string& text, std::vector<int32_t>* ids, std::string* warning) const {
+    EDGEMT_RETURN_IF_ERROR(source_tokenizer->Encode(text, ids));
+    if (ids->empty()) return Status::Ok();  // nothing the tokenizer keeps: a blank source
+    FrameSource(model->config(), ids);
+    return Limit(ids, warning);
+  }
+
+  Status CheckIds(std::vector<int32_t>* ids, std::string* warning) const {
+    const int vocab = model->config().source_vocab_size;
+    for (int32_t id : *ids) {
+      if (id < 0 || id >= vocab)
+        return Status(StatusCode::kInvalidArgument, "id " + std::to_string(id) +
+                                                        " is outside the source vocabulary (0.." +
+                                                        std::to_string(vocab - 1) + ")");
+    }
+    if (ids->empty()) return Status::Ok();
+    return Limit(ids, warning);
+  }
+
+  // The text of output ids, one line whatever pieces the vocabulary has;
+  // empty without a tokenizer.
+  Status TextOf(const int32_t* ids, size_t count, std::string* text) const {
+    text->clear();
+    if (target_tokenizer == nullptr) return Status::Ok();
+    EDGEMT_RETURN_IF_ERROR(target_tokenizer->Decode(ids, count, text));
+    for (char& c : *text) {
+      if (c == '\n' || c == '\r') c = ' ';
+    }
+    return Status::Ok();
+  }
+
+  // Copies a hypothesis out of the translator's memory.
+  Status Copy(const Hypothesis& h, bool with_scores, TextHypothesis* out) const {
+    out->ids.assign(h.ids.data, h.ids.data + h.ids.size);
+    out->ended_with_eos = h.ended_with_eos;
+    if (with_scores) {
+      out->score = h.score;
+      const size_t scored = h.ids.size + (h.ended_with_eos ? 1 : 0);
+      if (h.token_log_probs != nullptr) out->token_log_probs.assign(h.token_log_probs, h.token_log_probs + scored);
+    }
+    return TextOf(h.ids.data, h.ids.size, &out->text);
+  }
+
+  // Translates sources[0..count) (each ends with </s>) into results[0..count),
+  // each with its target prefix (prefixes null: none).
+  Status TranslateBatch(const std::vector<int32_t>* const* sources, const std::vector<int32_t>* const* prefixes,
+                        size_t count, const DecodeOptions& options, bool return_scores, TextResult* const* results);
+
+  // Translates the prepared sources (results with a failed status or blank
+  // ones are left alone) shortest first, in batches of at most
+  // max_batch_size sentences and max_batch_tokens padded source tokens, so
+  // that a batch's sentences have similar lengths (less padding, and they
+  // finish at similar steps). A batch that fails is translated one by one
+  // so that only the bad source is lost.
+  // `prefixes`: null, or each source's target prefix. With a cache (and no
+  // on_token callback, which must see every token), a source found there
+  // takes its stored hypotheses, and the others' translations are stored.
+  void TranslatePrepared(std::vector<std::vector<int32_t>>& sources, const std::vector<std::vector<int32_t>>* prefixes,
+                         const DecodeOptions& decode, bool return_scores, std::vector<TextResult>* results,
+                         TranslationCache* cache);
+
+  // Scores the prepared pairs in batches of max_batch_size, in order (a
+  // failed batch pair by pair). A blank source scores nothing: its
+  // result is the target with no log-probabilities. (text_scoring.cc)
+  void ScorePrepared(const std::vector<std::vector<int32_t>>& sources, const std::vector<std::vector<int32_t>>& targets,
+                     std::vector<TextResult>* results);
+};
+
+}  // namespace edgemt

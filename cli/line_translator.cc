@@ -132,6 +132,8 @@ DecodeOptions LineTranslator::Decoding() const {
   decode.repetition_penalty = options_.repetition_penalty;
   decode.no_repeat_ngram_size = options_.no_repeat_ngram_size;
   decode.disable_unk = options_.disable_unk;
+  decode.return_alignments = options_.alignments;
+  decode.alignment_layer = options_.alignment_layer;
   return decode;
 }
 
@@ -149,9 +151,27 @@ void LineTranslator::ReadSideLines(std::ifstream& file, const std::string& path,
 }
 
 std::string LineTranslator::Failed(size_t index) const {
-  if (options_.n_best == 0) return options_.scores ? "-inf\t" : std::string();
+  // The fields a translation would have, empty.
+  const std::string extras = std::string(options_.alignments ? " ||| " : "") + (options_.confidence ? " ||| 0 ||| " : "");
+  if (options_.n_best == 0) return (options_.scores ? "-inf\t" : std::string()) + extras;
   std::string out;
-  for (int k = 0; k < options_.n_best; ++k) out += (k ? "\n" : "") + std::to_string(index) + " |||  ||| -inf";
+  for (int k = 0; k < options_.n_best; ++k)
+    out += (k ? "\n" : "") + std::to_string(index) + " |||  ||| -inf" + extras;
+  return out;
+}
+
+std::string LineTranslator::ExtrasOf(const TextHypothesis& h) const {
+  std::string out;
+  if (options_.alignments) {
+    out += " |||";
+    for (const auto& pair : h.word_alignments) out += " " + std::to_string(pair.first) + "-" + std::to_string(pair.second);
+    if (h.word_alignments.empty()) out += " ";
+  }
+  if (options_.confidence) {
+    out += " ||| " + Number(h.confidence) + " |||";
+    for (float c : h.word_confidences) out += " " + Number(c);
+    if (h.word_confidences.empty()) out += " ";
+  }
   return out;
 }
 
@@ -169,9 +189,9 @@ std::string LineTranslator::Format(size_t index, const TextResult& result) const
     const std::string text = TextOf(h);
     const std::string score = Number(h.score);
     if (options_.n_best > 0) {
-      out += (k ? "\n" : "") + std::to_string(index) + " ||| " + text + " ||| " + score;
+      out += (k ? "\n" : "") + std::to_string(index) + " ||| " + text + " ||| " + score + ExtrasOf(h);
     } else {
-      out = options_.scores ? score + "\t" + text : text;
+      out = (options_.scores ? score + "\t" + text : text) + ExtrasOf(h);
     }
   }
   return out;
@@ -183,7 +203,7 @@ void LineTranslator::TranslateLines(const std::vector<std::string>& lines, size_
   outputs->assign(lines.size(), std::string());
   const DecodeOptions decode = Decoding();
   // Scores cost a pass over the vocabulary per greedy step: only when printed.
-  const bool scores = options_.scores || options_.n_best > 0;
+  const bool scores = options_.scores || options_.n_best > 0 || options_.confidence;
   std::vector<std::string> prefixes;
   std::vector<Status> failed(lines.size());  // a line that cannot be read or parsed
   if (prefixes_.is_open())

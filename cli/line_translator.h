@@ -42,6 +42,8 @@ class LineTranslator {
   std::string TextOf(const TextHypothesis& h) const;
   // What a failed input line gives (no score).
   std::string Failed(size_t index) const;
+  // What --alignments and --confidence append to a translation.
+  std::string ExtrasOf(const TextHypothesis& h) const;
   // The next `count` lines of a side file (--target-prefix, --score), one
   // per input line; a line past its end fails with a message.
   void ReadSideLines(std::ifstream& file, const std::string& path, size_t count, size_t first_line,

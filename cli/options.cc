@@ -70,6 +70,12 @@ const char* Usage() {
          "  --score FILE            score line N of FILE as the translation of input line N\n"
          "                          instead of translating: 'SUM ||| TRANSLATION ||| LOGPROBS',\n"
          "                          a log-probability per token and then </s>'s\n"
+         "  --alignments            append ' ||| ' and the word alignment: 'i-j' pairs, source word\n"
+         "                          i (0-based, what spaces separate) to translated word j, from\n"
+         "                          the cross-attention of one decoder layer averaged over heads\n"
+         "  --alignment-layer N     that layer (default -1: the last; negative counts from the last)\n"
+         "  --confidence            append ' ||| ' the translation's confidence (0..1: exp of its\n"
+         "                          tokens' mean log-probability) and ' ||| ' each word's\n"
          "  --cache-mb N            keep the translations of sentences seen before, up to N MB\n"
          "                          (default 0, and 32 with --document): a repeated sentence\n"
          "                          costs nothing and gives exactly its translation again\n"
@@ -187,6 +193,12 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
       if (!count(0, 1 << 20, &options->no_repeat_ngram_size)) return false;
     } else if (arg == "--disable-unk") {
       options->disable_unk = true;
+    } else if (arg == "--alignments") {
+      options->alignments = true;
+    } else if (arg == "--alignment-layer") {
+      if (!count(-64, 63, &options->alignment_layer)) return false;
+    } else if (arg == "--confidence") {
+      options->confidence = true;
     } else if (arg == "--stream") {
       options->stream = true;
     } else if (arg == "--document") {
@@ -213,8 +225,9 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
     return false;
   }
   if (options->stream && (options->beam_size > 1 || options->n_best > 0 || options->scores ||
-                          options->input_ids || options->output_ids)) {
-    *error = "--stream is for text in and text out with --beam-size 1, without --n-best or --scores";
+                          options->input_ids || options->output_ids || options->alignments || options->confidence)) {
+    *error = "--stream is for text in and text out with --beam-size 1, without --n-best, --scores, --alignments "
+             "or --confidence";
     return false;
   }
   if (options->stream && (!options->target_prefix_path.empty() || !options->score_path.empty())) {
@@ -223,9 +236,17 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
   }
   if (options->document && (options->stream || options->n_best > 0 || options->scores || options->input_ids ||
                             options->output_ids || !options->target_prefix_path.empty() ||
-                            !options->score_path.empty())) {
-    *error = "--document is for text in and text out, without --stream, --n-best, --scores, --target-prefix "
-             "or --score";
+                            !options->score_path.empty() || options->alignments || options->confidence)) {
+    *error = "--document is for text in and text out, without --stream, --n-best, --scores, --target-prefix, "
+             "--score, --alignments or --confidence";
+    return false;
+  }
+  if (options->alternatives && options->alignments) {
+    *error = "--alternatives does not give --alignments";
+    return false;
+  }
+  if (!options->score_path.empty() && (options->alignments || options->confidence)) {
+    *error = "--score does not take --alignments or --confidence";
     return false;
   }
   if (options->alternatives && options->n_best == 0) {

@@ -43,6 +43,9 @@ struct Options {
   float repetition_penalty = 1.0f;
   int no_repeat_ngram_size = 0;
   bool disable_unk = false;
+  bool alignments = false;    // append ' ||| ' and the word alignment (i-j pairs)
+  int alignment_layer = -1;   // the decoder layer they come from (negative: from the last)
+  bool confidence = false;    // append ' ||| ' the sentence's confidence ' ||| ' each word's
   LongInput long_input = LongInput::kTruncate;
   bool show_help = false;
   bool show_version = false;

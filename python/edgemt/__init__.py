@@ -22,7 +22,10 @@ sampling_temperature, sampling_seed; and CTranslate2's, with its meaning:
 return_alternatives (num_hypotheses alternatives at the first position
 after the target prefix, each completed by the search; num_hypotheses may
 exceed beam_size), min_alternative_expansion_prob, repetition_penalty,
-no_repeat_ngram_size, disable_unk. translate, translate_batch, translate_ids
+no_repeat_ngram_size, disable_unk; return_alignments (each hypothesis's
+alignments and word_alignments, from the cross-attention of decoder layer
+alignment_layer, default -1: the last, averaged over its heads).
+translate, translate_batch, translate_ids
 and translate_ids_batch take target_prefix: one per source (a text, or ids
 for the ids methods; None or empty: none), the forced start of its
 translation. score_batch and score_ids_batch score given translations.
@@ -47,7 +50,8 @@ _READ_AHEAD_BATCHES = 16
 
 _DECODING_OPTIONS = ("beam_size", "length_penalty", "num_hypotheses", "max_length", "min_length", "sampling_topk",
                      "sampling_topp", "sampling_temperature", "sampling_seed", "return_alternatives",
-                     "min_alternative_expansion_prob", "repetition_penalty", "no_repeat_ngram_size", "disable_unk")
+                     "min_alternative_expansion_prob", "repetition_penalty", "no_repeat_ngram_size", "disable_unk",
+                     "return_alignments", "alignment_layer")
 
 
 def _decode_options(options, defaults=None):

@@ -1,6 +1,6 @@
 """EdgeMT: offline machine translation on CPUs (type stubs; help(edgemt) documents the API)."""
 import os
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Union
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
 __version__: str
 MODEL_FORMATS: str
@@ -22,6 +22,18 @@ class TranslationResult:
     @property
     def ended_with_eos(self) -> List[bool]:
         """Whether each hypothesis ended with </s> (else at the length limit)."""
+    @property
+    def alignments(self) -> List[List[int]]:
+        """return_alignments: each id's aligned source position (among the source's ids as translated)."""
+    @property
+    def word_alignments(self) -> List[List[Tuple[int, int]]]:
+        """return_alignments: (source word, target word) pairs, sorted by target word (Moses' i-j)."""
+    @property
+    def confidences(self) -> List[float]:
+        """With scores: exp of the mean log-probability of each hypothesis's ids and </s> (0..1)."""
+    @property
+    def word_confidences(self) -> List[List[float]]:
+        """With scores: the same per word (what spaces separate) of each hypothesis."""
     @property
     def warning(self) -> str:
         """A warning about the source (e.g. truncated), or ''."""
@@ -69,7 +81,8 @@ class Translator:
                   sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
                   sampling_seed: int = 0,
                   return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
-                  repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> List[str]:
+                  repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False,
+                  return_alignments: bool = False, alignment_layer: int = -1) -> List[str]:
         """The best translation of each text."""
     def translate_batch(self, texts: Iterable[str], return_scores: bool = False,
                         target_prefix: Optional[Sequence[Optional[str]]] = None, *, beam_size: int = ...,
@@ -77,7 +90,8 @@ class Translator:
                         min_length: int = 0, sampling_topk: int = 1, sampling_topp: float = 1.0,
                         sampling_temperature: float = 1.0, sampling_seed: int = 0,
                         return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
-                        repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> List[TranslationResult]:
+                        repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False,
+                        return_alignments: bool = False, alignment_layer: int = -1) -> List[TranslationResult]:
         """A TranslationResult (n-best, scores, ids, log-probabilities, warning) per text."""
     def translate_ids(self, sources: Iterable[Sequence[int]],
                       target_prefix: Optional[Sequence[Optional[Sequence[int]]]] = None, *, beam_size: int = ..., length_penalty: float = 1.0,
@@ -85,7 +99,8 @@ class Translator:
                       sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
                       sampling_seed: int = 0,
                       return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
-                      repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> List[List[int]]:
+                      repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False,
+                      return_alignments: bool = False, alignment_layer: int = -1) -> List[List[int]]:
         """The best translation's ids for each source (ids without </s> in and out)."""
     def translate_ids_batch(self, sources: Iterable[Sequence[int]], return_scores: bool = False,
                             target_prefix: Optional[Sequence[Optional[Sequence[int]]]] = None, *,
@@ -94,27 +109,31 @@ class Translator:
                             sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
                             sampling_seed: int = 0,
                             return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
-                            repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> List[TranslationResult]:
+                            repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False,
+                            return_alignments: bool = False, alignment_layer: int = -1) -> List[TranslationResult]:
         """A TranslationResult per source of ids."""
     def translate_iterable(self, lines: Iterable[str], batch_size: int = 32, *, beam_size: int = ...,
                            length_penalty: float = 1.0, num_hypotheses: int = 1, max_length: int = ...,
                            min_length: int = 0, sampling_topk: int = 1, sampling_topp: float = 1.0,
                            sampling_temperature: float = 1.0, sampling_seed: int = 0,
                            return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
-                           repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> Iterator[str]:
+                           repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False,
+                           return_alignments: bool = False, alignment_layer: int = -1) -> Iterator[str]:
         """One translation per line, in order, reading 16 x batch_size lines at a time, sorted by length into batches (bounded memory)."""
     def translate_stream(self, text: str, *, beam_size: int = ..., length_penalty: float = 1.0,
                          num_hypotheses: int = 1, max_length: int = ..., min_length: int = 0,
                          sampling_topk: int = 1, sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
                          sampling_seed: int = 0,
                          return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
-                         repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False) -> Iterator[str]:
+                         repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False,
+                         return_alignments: bool = False, alignment_layer: int = -1) -> Iterator[str]:
         """The translation of one text, piece by piece as the decoder produces it; closing stops decoding."""
     def translate_document(self, text: str, *, beam_size: int = ..., length_penalty: float = 1.0,
                            max_length: int = ..., min_length: int = 0,
                            sampling_topk: int = 1, sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
                            sampling_seed: int = 0, repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0,
-                           disable_unk: bool = False) -> str:
+                           disable_unk: bool = False,
+                           return_alignments: bool = False, alignment_layer: int = -1) -> str:
         """Every line split into sentences, translated, put back with the document's own whitespace and lines."""
     def score_batch(self, sources: Iterable[str], targets: Iterable[str]) -> List[TranslationResult]:
         """Per pair, the target as one hypothesis: token_log_probs[0] per id and then </s>, scores[0] their sum."""

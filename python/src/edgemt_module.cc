@@ -79,6 +79,16 @@ PYBIND11_MODULE(_edgemt, m) {
                     "(empty for greedy decoding unless return_scores=True).")
       .def_readonly("ended_with_eos", &TranslationResult::ended_with_eos,
                     "Whether each hypothesis ended with </s> (else it stopped at the length limit).")
+      .def_readonly("alignments", &TranslationResult::alignments,
+                    "With return_alignments=True: per hypothesis, each id's aligned source position "
+                    "(among the source's ids as translated); else empty lists.")
+      .def_readonly("word_alignments", &TranslationResult::word_alignments,
+                    "With return_alignments=True: per hypothesis, (source word, target word) pairs on "
+                    "what spaces separate, sorted by target word (Moses' i-j).")
+      .def_readonly("confidences", &TranslationResult::confidences,
+                    "With scores: per hypothesis, exp of its ids' and </s>'s mean log-probability (0..1).")
+      .def_readonly("word_confidences", &TranslationResult::word_confidences,
+                    "With scores: per hypothesis, the same for each of its words.")
       .def_readonly("warning", &TranslationResult::warning,
                     "A warning about the source (e.g. that it was truncated), or ''.")
       .def("__repr__", [](const TranslationResult& r) {
@@ -142,7 +152,9 @@ PYBIND11_MODULE(_edgemt, m) {
       .def_readwrite("min_alternative_expansion_prob", &edgemt::DecodeOptions::min_alternative_expansion_prob)
       .def_readwrite("repetition_penalty", &edgemt::DecodeOptions::repetition_penalty)
       .def_readwrite("no_repeat_ngram_size", &edgemt::DecodeOptions::no_repeat_ngram_size)
-      .def_readwrite("disable_unk", &edgemt::DecodeOptions::disable_unk);
+      .def_readwrite("disable_unk", &edgemt::DecodeOptions::disable_unk)
+      .def_readwrite("return_alignments", &edgemt::DecodeOptions::return_alignments)
+      .def_readwrite("alignment_layer", &edgemt::DecodeOptions::alignment_layer);
 
   py::class_<PieceStream>(m, "_PieceStream", "A translation streaming on a worker thread (Translator.translate_stream).")
       .def("next", &NextPiece, "Waits (without the GIL) for the next piece; None at the end.")

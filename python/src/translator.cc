@@ -22,6 +22,10 @@ TranslationResult Convert(const edgemt::TextResult& result) {
     out.ids.push_back(h.ids);
     out.token_log_probs.push_back(h.token_log_probs);
     out.ended_with_eos.push_back(h.ended_with_eos);
+    out.alignments.push_back(h.alignments);
+    out.word_alignments.push_back(h.word_alignments);
+    out.confidences.push_back(h.confidence);
+    out.word_confidences.push_back(h.word_confidences);
   }
   out.warning = result.warning;
   return out;

@@ -31,6 +31,10 @@ struct TranslationResult {
   std::vector<std::vector<int32_t>> ids;
   std::vector<std::vector<float>> token_log_probs;
   std::vector<bool> ended_with_eos;
+  std::vector<std::vector<int32_t>> alignments;
+  std::vector<std::vector<std::pair<int32_t, int32_t>>> word_alignments;
+  std::vector<float> confidences;
+  std::vector<std::vector<float>> word_confidences;
   std::string warning;
 };
 

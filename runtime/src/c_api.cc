@@ -159,6 +159,8 @@ void edgemt_decode_options_init(edgemt_decode_options* options) {
   options->repetition_penalty = defaults.repetition_penalty;
   options->no_repeat_ngram_size = defaults.no_repeat_ngram_size;
   options->disable_unk = 0;
+  options->return_alignments = 0;
+  options->alignment_layer = defaults.alignment_layer;
 }
 
 void edgemt_decode_options_init_for_model(const edgemt_model* model, edgemt_decode_options* options) {

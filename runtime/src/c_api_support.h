@@ -137,6 +137,8 @@ inline edgemt::DecodeOptions DecodeOf(const edgemt_decode_options& o) {
   d.repetition_penalty = o.repetition_penalty;
   d.no_repeat_ngram_size = o.no_repeat_ngram_size;
   d.disable_unk = o.disable_unk != 0;
+  d.return_alignments = o.return_alignments != 0;
+  d.alignment_layer = o.alignment_layer;
   return d;  // target prefixes go to the text layer as arguments (TextPrefixes, IdPrefixes)
 }
 

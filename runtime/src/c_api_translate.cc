@@ -212,7 +212,27 @@ edgemt_status edgemt_results_hypothesis(const edgemt_results* results, size_t in
   out.token_log_probs = h.token_log_probs.empty() ? nullptr : h.token_log_probs.data();
   out.num_token_log_probs = h.token_log_probs.size();
   out.ended_with_eos = h.ended_with_eos ? 1 : 0;
+  out.alignments = h.alignments.empty() ? nullptr : h.alignments.data();
+  out.num_alignments = h.alignments.size();
+  out.num_word_alignments = h.word_alignments.size();
+  out.confidence = h.confidence;
+  out.word_confidences = h.word_confidences.empty() ? nullptr : h.word_confidences.data();
+  out.num_word_confidences = h.word_confidences.size();
   std::memcpy(hypothesis, &out, hypothesis->struct_size < sizeof(out) ? hypothesis->struct_size : sizeof(out));
+  return EDGEMT_OK;
+}
+
+edgemt_status edgemt_results_word_alignment(const edgemt_results* results, size_t index, size_t k, size_t i,
+                                            int32_t* source_word, int32_t* target_word) {
+  if (source_word == nullptr || target_word == nullptr) return Null("source_word or target_word");
+  const edgemt_status access = CheckResultsAccess(results, index);
+  if (access != EDGEMT_OK) return access;
+  const auto& hypotheses = results->results[index].hypotheses;
+  if (k >= hypotheses.size() || i >= hypotheses[k].word_alignments.size())
+    return Fail(EDGEMT_INVALID_ARGUMENT, "no word alignment pair " + std::to_string(i) + " in hypothesis " +
+                                             std::to_string(k) + " of result " + std::to_string(index));
+  *source_word = hypotheses[k].word_alignments[i].first;
+  *target_word = hypotheses[k].word_alignments[i].second;
   return EDGEMT_OK;
 }
 

@@ -44,7 +44,19 @@ Limits LimitsOf(const TranslatorOptions& options) {
                 static_cast<size_t>(options.num_threads)};
 }
 
-Status CheckDecodeOptions(const DecodeOptions& decode, const Limits& limits) {
+size_t AlignmentLayerOf(const DecodeOptions& decode, int decoder_layers) {
+  const int layer = decode.alignment_layer < 0 ? decoder_layers + decode.alignment_layer : decode.alignment_layer;
+  return static_cast<size_t>(std::max(0, std::min(layer, decoder_layers - 1)));
+}
+
+Status CheckDecodeOptions(const DecodeOptions& decode, const Limits& limits, int decoder_layers) {
+  if (decode.return_alignments) {
+    if (decode.alignment_layer < -decoder_layers || decode.alignment_layer >= decoder_layers)
+      return InvalidArgument("alignment_layer " + std::to_string(decode.alignment_layer) + " is outside -" +
+                             std::to_string(decoder_layers) + ".." + std::to_string(decoder_layers - 1) +
+                             " (the model's decoder layers)");
+    if (decode.return_alternatives) return InvalidArgument("alignments are not returned with alternatives");
+  }
   if (decode.max_length < 0 || static_cast<size_t>(decode.max_length) > limits.target)
     return InvalidArgument("max_length " + std::to_string(decode.max_length) +
                            " is outside the translator's max_target_length " + std::to_string(limits.target));

@@ -19,7 +19,12 @@ Status ResolveTranslatorOptions(const ModelConfig& config, TranslatorOptions* op
 // The sizes the memory plan is made for.
 Limits LimitsOf(const TranslatorOptions& resolved);
 
-Status CheckDecodeOptions(const DecodeOptions& decode, const Limits& limits);
+// `decoder_layers`: the model's, for alignment_layer.
+Status CheckDecodeOptions(const DecodeOptions& decode, const Limits& limits, int decoder_layers);
+
+// The decoder layer whose cross-attention gives the alignments
+// (DecodeOptions::alignment_layer, checked: negative counts from the last).
+size_t AlignmentLayerOf(const DecodeOptions& decode, int decoder_layers);
 
 // What a call's options ask of its `count` sentences: target prefixes of
 // target ids (cut at the length limit), alternatives that fit the batch.

@@ -46,6 +46,7 @@ class SentencePieceModel final : public PieceModel {
     const auto status = processor.Decode(pieces, text);
     return status.ok() ? Status::Ok() : Failed("cannot detokenize: ", status);
   }
+  std::string PieceOf(int32_t id) const override { return processor.IdToPiece(id); }
   Status DecodePieces(const std::vector<std::string>& pieces, std::string* text) const override {
     const auto status = processor.Decode(pieces, text);
     return status.ok() ? Status::Ok() : Failed("cannot detokenize: ", status);

@@ -35,7 +35,7 @@ void TextTranslator::Impl::ScorePrepared(const std::vector<std::vector<int32_t>>
     for (size_t k = 0; k < count; ++k) {
       TextResult& r = (*results)[items[k]];
       r.hypotheses.assign(1, TextHypothesis());
-      r.status = Copy(scored[k], /*with_scores=*/true, &r.hypotheses[0]);
+      r.status = Copy(scored[k], /*with_scores=*/true, sources[items[k]], &r.hypotheses[0]);
     }
     return Status::Ok();
   };

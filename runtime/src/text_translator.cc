@@ -8,6 +8,7 @@
 
 #include "streaming_text.h"
 #include "text_translator_impl.h"
+#include "word_level.h"
 
 namespace edgemt {
 namespace {
@@ -18,6 +19,46 @@ std::unique_ptr<TranslationCache> MakeCache(size_t bytes) {
 }
 
 }  // namespace
+
+Status TextTranslator::Impl::SourceWords(const std::vector<int32_t>& source, std::vector<int32_t>* words) const {
+  const ModelConfig& config = model->config();
+  std::vector<uint8_t> starts(source.size(), 1), skip(source.size(), 0);
+  if (config.source_bos && !source.empty() && source.front() == config.bos_id) skip.front() = 1;
+  if (config.source_eos && !source.empty() && source.back() == config.eos_id) skip.back() = 1;
+  if (source_tokenizer != nullptr) {
+    // The ids between the framing are the tokenizer's.
+    const size_t first = skip.empty() ? 0 : skip.front(), last = source.size() - (skip.empty() ? 0 : skip.back());
+    std::vector<uint8_t> inner;
+    if (last > first) EDGEMT_RETURN_IF_ERROR(source_tokenizer->WordStarts(source.data() + first, last - first, &inner));
+    std::copy(inner.begin(), inner.end(), starts.begin() + static_cast<std::ptrdiff_t>(first));
+  }
+  *words = WordsOf(starts, &skip);
+  return Status::Ok();
+}
+
+Status TextTranslator::Impl::TargetWords(const std::vector<int32_t>& ids, std::vector<int32_t>* words) const {
+  std::vector<uint8_t> starts(ids.size(), 1);
+  if (target_tokenizer != nullptr) EDGEMT_RETURN_IF_ERROR(target_tokenizer->WordStarts(ids.data(), ids.size(), &starts));
+  *words = WordsOf(starts);
+  return Status::Ok();
+}
+
+Status TextTranslator::Impl::AddWordLevel(const std::vector<int32_t>& source, TextHypothesis* out) const {
+  if (out->alignments.empty() && out->token_log_probs.empty()) return Status::Ok();
+  std::vector<int32_t> target_words;
+  EDGEMT_RETURN_IF_ERROR(TargetWords(out->ids, &target_words));
+  if (!out->alignments.empty()) {
+    std::vector<int32_t> source_words;
+    EDGEMT_RETURN_IF_ERROR(SourceWords(source, &source_words));
+    out->word_alignments = WordAlignments(source_words, target_words, out->alignments);
+  }
+  if (!out->token_log_probs.empty()) {
+    out->confidence = SentenceConfidence(out->token_log_probs);
+    const size_t words = target_words.empty() ? 0 : static_cast<size_t>(target_words.back() + 1);
+    out->word_confidences = WordConfidences(out->token_log_probs, target_words, words);
+  }
+  return Status::Ok();
+}
 
 Status TextTranslator::Impl::TranslateBatch(const std::vector<int32_t>* const* sources,
                                             const std::vector<int32_t>* const* prefixes, size_t count,
@@ -42,7 +83,8 @@ Status TextTranslator::Impl::TranslateBatch(const std::vector<int32_t>* const* s
   for (size_t s = 0; s < count; ++s) {
     results[s]->hypotheses.assign(per_source, TextHypothesis());
     for (size_t k = 0; k < per_source; ++k) {
-      const Status status = Copy(hypotheses[s * per_source + k], with_scores, &results[s]->hypotheses[k]);
+      const Status status =
+          Copy(hypotheses[s * per_source + k], with_scores, *sources[s], &results[s]->hypotheses[k]);
       if (!status.ok()) {
         results[s]->status = status;
         results[s]->hypotheses.clear();

@@ -34,9 +34,11 @@ inline void BlankResult(const DecodeOptions& decode, TextResult* result) {
   result->hypotheses.assign(static_cast<size_t>(decode.num_hypotheses), TextHypothesis());
 }
 
-// Scores cost a pass over the vocabulary per greedy step; beams have them anyway.
+// Scores cost a pass over the vocabulary per greedy step; beams have them
+// anyway. Alignments come with hypotheses (Translator's second overload).
 inline bool WithScores(const DecodeOptions& decode, bool return_scores) {
-  return return_scores || decode.beam_size > 1 || decode.num_hypotheses > 1 || decode.return_alternatives;
+  return return_scores || decode.beam_size > 1 || decode.num_hypotheses > 1 || decode.return_alternatives ||
+         decode.return_alignments;
 }
 
 struct TextTranslator::Impl {
@@ -125,8 +127,9 @@ struct TextTranslator::Impl {
     return Status::Ok();
   }
 
-  // Copies a hypothesis out of the translator's memory.
-  Status Copy(const Hypothesis& h, bool with_scores, TextHypothesis* out) const {
+  // Copies a hypothesis of `source` out of the translator's memory, with
+  // its word-level alignments and confidences when it has those.
+  Status Copy(const Hypothesis& h, bool with_scores, const std::vector<int32_t>& source, TextHypothesis* out) const {
     out->ids.assign(h.ids.data, h.ids.data + h.ids.size);
     out->ended_with_eos = h.ended_with_eos;
     if (with_scores) {
@@ -134,8 +137,17 @@ struct TextTranslator::Impl {
       const size_t scored = h.ids.size + (h.ended_with_eos ? 1 : 0);
       if (h.token_log_probs != nullptr) out->token_log_probs.assign(h.token_log_probs, h.token_log_probs + scored);
     }
-    return TextOf(h.ids.data, h.ids.size, &out->text);
+    if (h.alignments != nullptr) out->alignments.assign(h.alignments, h.alignments + h.ids.size);
+    EDGEMT_RETURN_IF_ERROR(TextOf(h.ids.data, h.ids.size, &out->text));
+    return AddWordLevel(source, out);
   }
+
+  // The word of each source id (-1: the <s> and </s> of the framing) and of
+  // each output id (word_level.h).
+  Status SourceWords(const std::vector<int32_t>& source, std::vector<int32_t>* words) const;
+  Status TargetWords(const std::vector<int32_t>& ids, std::vector<int32_t>* words) const;
+  // TextHypothesis's word_alignments, confidence and word_confidences.
+  Status AddWordLevel(const std::vector<int32_t>& source, TextHypothesis* out) const;
 
   // Translates sources[0..count) (each ends with </s>) into results[0..count),
   // each with its target prefix (prefixes null: none).

@@ -180,4 +180,23 @@ Status Tokenizer::Decode(const int32_t* ids, size_t count, std::string* text) co
   return Status::Ok();
 }
 
+Status Tokenizer::WordStarts(const int32_t* ids, size_t count, std::vector<uint8_t>* starts) const {
+  starts->assign(count, 1);
+  for (size_t i = 0; i < count; ++i) {
+    if (ids[i] < 0 || ids[i] >= impl_->vocab_size)
+      return Status(StatusCode::kInvalidArgument, "id " + std::to_string(ids[i]) + " is outside the vocabulary");
+  }
+  if (impl_->pieces == nullptr) return Status::Ok();  // space-separated tokens: each is a word
+  static constexpr std::string_view kWordMark = "\xE2\x96\x81";  // U+2581
+  for (size_t i = 1; i < count; ++i) {
+    std::string piece;
+    if (impl_->model == nullptr)
+      piece = impl_->pieces->PieceOf(ids[i]);
+    else
+      piece = impl_->side == Side::kSource ? impl_->model->source_piece(ids[i]) : impl_->model->target_piece(ids[i]);
+    (*starts)[i] = std::string_view(piece).substr(0, kWordMark.size()) == kWordMark ? 1 : 0;
+  }
+  return Status::Ok();
+}
+
 }  // namespace edgemt

@@ -50,6 +50,8 @@ std::string TranslationCache::KeyOf(const DecodeOptions& decode, bool with_score
   Append(&key, decode.repetition_penalty);
   Append(&key, decode.no_repeat_ngram_size);
   Append(&key, decode.disable_unk);
+  Append(&key, decode.return_alignments);
+  Append(&key, decode.alignment_layer);
   Append(&key, with_scores);
   AppendIds(&key, prefix != nullptr ? *prefix : std::vector<int32_t>());
   AppendIds(&key, source);
@@ -65,7 +67,9 @@ size_t TranslationCache::BytesOf(const std::string& key, const std::vector<TextH
   bytes += HeapOf(key) + Block(hypotheses.capacity() * sizeof(TextHypothesis));
   for (const TextHypothesis& h : hypotheses) {
     bytes += HeapOf(h.text) + Block(h.ids.capacity() * sizeof(int32_t)) +
-             Block(h.token_log_probs.capacity() * sizeof(float));
+             Block(h.token_log_probs.capacity() * sizeof(float)) + Block(h.alignments.capacity() * sizeof(int32_t)) +
+             Block(h.word_alignments.capacity() * sizeof(h.word_alignments[0])) +
+             Block(h.word_confidences.capacity() * sizeof(float));
   }
   return bytes;
 }

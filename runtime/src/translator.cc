@@ -57,6 +57,9 @@ struct Translator::Impl final : StepModel {
   size_t batch_count = 0;
   size_t batch_length = 0;
   size_t next_step = 0;
+  // The call's alignments (DecodeOptions::return_alignments), or null.
+  const AlignmentRequest* alignment = nullptr;
+  AlignmentRequest alignment_request;
 
   ~Impl() {
     if (pool != nullptr) pthreadpool_destroy(pool);
@@ -127,7 +130,8 @@ struct Translator::Impl final : StepModel {
   // StepModel: one decoder step over `rows` rows (Decoder::Step), profiled.
   Status Step(const int32_t* tokens, const int32_t* slots, size_t rows, size_t per_source, size_t step) override {
     const auto start = std::chrono::steady_clock::now();
-    EDGEMT_RETURN_IF_ERROR(decoder.Step(tokens, slots, rows, per_source, step, batch_length, workspace, context()));
+    EDGEMT_RETURN_IF_ERROR(
+        decoder.Step(tokens, slots, rows, per_source, step, batch_length, workspace, context(), alignment));
     if (options.profile) {
       profile.decoder_ms += MillisecondsSince(start);
       ++profile.decoder_steps;
@@ -157,7 +161,7 @@ struct Translator::Impl final : StepModel {
   // The public overloads pass exactly one of `outputs` and `hypotheses`.
   Status Translate(const TokenIds* sources, size_t count, TokenIds* outputs, Hypothesis* hypotheses,
                    const DecodeOptions& decode) {
-    EDGEMT_RETURN_IF_ERROR(CheckDecodeOptions(decode, limits));
+    EDGEMT_RETURN_IF_ERROR(CheckDecodeOptions(decode, limits, model->config().decoder_layers));
     if (decode.return_alternatives && hypotheses == nullptr)
       return InvalidArgument("return_alternatives needs the Translate overload that returns hypotheses");
     EDGEMT_RETURN_IF_ERROR(CheckRequest(decode, count, limits, model->config().target_vocab_size));
@@ -165,6 +169,9 @@ struct Translator::Impl final : StepModel {
     DecodingJob job = JobFor(sources, count, decode);
     job.outputs = outputs;
     job.hypotheses = hypotheses;
+    alignment_request.layer = AlignmentLayerOf(decode, model->config().decoder_layers);
+    alignment_request.positions = workspace.decoding.row_alignments;
+    alignment = decode.return_alignments && hypotheses != nullptr ? &alignment_request : nullptr;
     Status status;
     if (decode.return_alternatives) {
       status = DecodeAlternatives(job, *this, workspace.decoding, workspace.greedy, workspace.beams,
@@ -174,6 +181,7 @@ struct Translator::Impl final : StepModel {
     } else {
       status = DecodeBeam(job, *this, workspace.decoding, workspace.beams);
     }
+    alignment = nullptr;
     ParkAfterDecoding(count * static_cast<size_t>(decode.beam_size) *
                       (decode.return_alternatives ? static_cast<size_t>(decode.num_hypotheses) : 1));
     return status;
@@ -199,7 +207,7 @@ Translator::Translator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Translator::~Translator() = default;
 
 Status Translator::CheckOptions(const DecodeOptions& options) const {
-  return CheckDecodeOptions(options, impl_->limits);
+  return CheckDecodeOptions(options, impl_->limits, impl_->model->config().decoder_layers);
 }
 
 Result<size_t> Translator::ArenaBytes(const Model& model, const TranslatorOptions& options) {

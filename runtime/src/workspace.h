@@ -35,6 +35,7 @@ struct StackBuffers {
   float* projected = nullptr; // [rows, d] a sub-block's output
   float* hidden = nullptr;  // [rows, d_ff]
   float* scores = nullptr;  // [threads, longest key sequence]
+  float* mean_weights = nullptr;  // [threads, longest key sequence] cross-attention averaged over heads (decoder)
   int8_t* input8 = nullptr;   // int8 GEMM input rows [rows, max(d, d_ff)]
   xnn_quantization_params* input8_params = nullptr;  // [rows + kQuantizationParamsPadding]
 };

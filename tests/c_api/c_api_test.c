@@ -488,6 +488,35 @@ static void test_decoding_options(void) {
   decode.num_hypotheses = 1;
   decode.min_length = 0;
 
+  /* Alignments and confidences: one source position per id, word pairs within the words, and
+   * a confidence per word of the text. */
+  decode.return_alignments = 1;
+  decode.alignment_layer = 5; /* more than the test model has */
+  CHECK_STATUS(edgemt_translate_batch(translator, texts, 1, &decode, &results), EDGEMT_INVALID_ARGUMENT,
+               "alignment_layer");
+  decode.alignment_layer = -1;
+  decode.min_length = 4;
+  CHECK(edgemt_translate_batch(translator, texts, 1, &decode, &results) == EDGEMT_OK);
+  CHECK(edgemt_results_hypothesis(results, 0, 0, &h) == EDGEMT_OK);
+  CHECK(h.num_alignments == h.num_ids && h.alignments != NULL);
+  /* Positions among the source's ids (count of them, </s> last, never aligned). */
+  for (size_t i = 0; i < h.num_alignments; ++i) CHECK(h.alignments[i] >= 0 && h.alignments[i] < (int32_t)count - 1);
+  CHECK(h.num_word_alignments > 0);
+  size_t words = 1;
+  for (const char* c = h.text; *c; ++c) words += *c == ' ';
+  for (size_t i = 0; i < h.num_word_alignments; ++i) {
+    int32_t source_word = -1, target_word = -1;
+    CHECK(edgemt_results_word_alignment(results, 0, 0, i, &source_word, &target_word) == EDGEMT_OK);
+    CHECK(source_word >= 0 && source_word < 6 && target_word >= 0 && (size_t)target_word < words);
+  }
+  int32_t unused_source, unused_target;
+  CHECK_STATUS(edgemt_results_word_alignment(results, 0, 0, h.num_word_alignments, &unused_source, &unused_target),
+               EDGEMT_INVALID_ARGUMENT, "no word alignment pair");
+  CHECK(h.num_word_confidences == words && h.confidence > 0.0f && h.confidence <= 1.0f);
+  edgemt_results_free(results);
+  decode.return_alignments = 0;
+  decode.min_length = 0;
+
   /* Processors: a refused penalty, and no repeated unigram. */
   decode.repetition_penalty = 0.0f;
   CHECK_STATUS(edgemt_translate_batch(translator, texts, 1, &decode, &results), EDGEMT_INVALID_ARGUMENT,

@@ -439,6 +439,35 @@ class DecodingOptions(CliCase):
                 self.assertEqual(scores, sorted(scores, reverse=True))
             self.assertIn("line 3: id 99 is outside the source vocabulary", err)
 
+    def test_alignments_and_confidence_fields(self):
+        # Ids in, ids out: each output id is a word, each source id too (</s> never aligned).
+        for beam in ("1", "3"):
+            code, lines, err = self.translate(self.DATA, "--beam-size", beam, "--alignments", "--confidence",
+                                              "--min-length", "3")
+            self.assertEqual(code, 0, err)
+            self.assertEqual(len(lines), 4)
+            for i, line in enumerate(lines):
+                text, pairs, confidence, words = line.decode().split(" ||| ")
+                if i in (1, 2):  # blank: nothing; failed: empty fields
+                    self.assertEqual((text, pairs.strip(), words.strip()), ("", "", ""))
+                    continue
+                source_ids = len(self.DATA.split("\n")[i].split())
+                targets = text.split()
+                self.assertEqual(len(words.split()), len(targets))
+                self.assertTrue(0.0 < float(confidence) <= 1.0)
+                linked = set()
+                for pair in pairs.split():
+                    src, tgt = map(int, pair.split("-"))
+                    self.assertTrue(0 <= src < source_ids - 1 and 0 <= tgt < len(targets), line)
+                    linked.add(tgt)
+                self.assertEqual(linked, set(range(len(targets))))  # every target word has a source
+        code, _, err = self.translate(self.DATA, "--alignments", "--alignment-layer", "7")
+        self.assertEqual(code, 0)
+        self.assertIn("alignment_layer 7 is outside", err)
+        for bad in (["--alignments", "--alternatives", "--n-best", "2"], ["--confidence", "--document"]):
+            code, _, err = self.translate(self.DATA, *bad)
+            self.assertEqual(code, 2, bad)
+
     def test_scores_prefix_and_beam_best(self):
         code, lines, err = self.translate(self.DATA, "--beam-size", "3", "--scores")
         self.assertEqual(code, 0, err)

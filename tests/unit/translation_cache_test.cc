@@ -24,7 +24,9 @@ namespace edgemt {
 // Field by field (for CHECKs on vectors of them).
 bool operator==(const TextHypothesis& a, const TextHypothesis& b) {
   return a.text == b.text && a.ids == b.ids && a.score == b.score && a.token_log_probs == b.token_log_probs &&
-         a.ended_with_eos == b.ended_with_eos;
+         a.ended_with_eos == b.ended_with_eos && a.alignments == b.alignments &&
+         a.word_alignments == b.word_alignments && a.confidence == b.confidence &&
+         a.word_confidences == b.word_confidences;
 }
 }  // namespace edgemt
 
@@ -80,7 +82,9 @@ TEST_CASE("the cache finds what it stored, forgets the least recently used first
   CHECK(cache.stats().entries == 2);
 
   // Room for two entries of this size: a third pushes out the least recently used (b).
-  const size_t entry = TranslationCache::BytesOf(a, Hypotheses(1, 1));
+  TranslationCache probe(size_t{1} << 20);
+  probe.Insert(a, Hypotheses(1, 1));
+  const size_t entry = probe.stats().bytes;  // what one such entry is counted as
   TranslationCache small(2 * entry + entry / 2);
   small.Insert(a, Hypotheses(1, 1));
   small.Insert(b, Hypotheses(1, 2));
@@ -105,7 +109,9 @@ TEST_CASE("every option that changes an output changes the key") {
   const std::vector<int32_t> source = Source(5);
   const DecodeOptions base;
   const std::string key = TranslationCache::KeyOf(base, false, source, nullptr);
-  std::vector<DecodeOptions> changed(14, base);
+  std::vector<DecodeOptions> changed(16, base);
+  changed[14].return_alignments = true;
+  changed[15].alignment_layer = 0;
   changed[0].max_length = 7;
   changed[1].min_length = 2;
   changed[2].beam_size = 4;

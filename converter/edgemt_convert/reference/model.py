@@ -115,12 +115,16 @@ class ReferenceModel:
         b, t, _ = x.shape
         return x.view(b, t, self.heads, self.d_head).transpose(1, 2)
 
-    def _attend(self, q, k, v, mask):
-        """q [B,H,T,dh], k/v [B,H,Tk,dh], mask broadcastable to [B,H,T,Tk] (True = keep)."""
+    def _attend(self, q, k, v, mask, weights=None):
+        """q [B,H,T,dh], k/v [B,H,Tk,dh], mask broadcastable to [B,H,T,Tk] (True = keep).
+        weights: a list that gets the attention weights [B,H,T,Tk]."""
         q = q / math.sqrt(self.d_head)
         scores = torch.matmul(q, k.transpose(-1, -2))
         scores = scores.masked_fill(~mask, _NEG_INF)
-        ctx = torch.matmul(torch.softmax(scores, dim=-1), v)
+        probs = torch.softmax(scores, dim=-1)
+        if weights is not None:
+            weights.append(probs)
+        ctx = torch.matmul(probs, v)
         b, h, t, dh = ctx.shape
         return ctx.transpose(1, 2).reshape(b, t, h * dh)
 
@@ -181,9 +185,11 @@ class ReferenceModel:
                           self._heads(self.linear(p + "value", memory))))
         return DecoderState(cross, src_valid)
 
-    def decode(self, state, ids):
+    def decode(self, state, ids, cross_weights=None):
         """Feeds ids [B, T] at positions state.position.. and returns the
-        decoder output [B, T, d] (after the final norm, before the projection)."""
+        decoder output [B, T, d] (after the final norm, before the projection).
+        cross_weights: a list that gets each layer's cross-attention weights
+        [B, H, T, S] (the runtime's alignments come from them)."""
         t = ids.shape[1]
         start = state.position
         x = self._embed("decoder", self.tgt_embedding, self.tgt_positions, ids, start)
@@ -207,7 +213,7 @@ class ReferenceModel:
             def cross_att(h, i=i, p=p):
                 q = self._heads(self.linear(p + "cross_attention.query", h))
                 k, v = state.cross_kv[i]
-                return self.linear(p + "cross_attention.output", self._attend(q, k, v, cross_mask))
+                return self.linear(p + "cross_attention.output", self._attend(q, k, v, cross_mask, cross_weights))
 
             x = self._block(x, self.norms[p + "self_attention_norm"], self_att)
             x = self._block(x, self.norms[p + "cross_attention_norm"], cross_att)

@@ -85,6 +85,16 @@ struct DecodeOptions {
   int no_repeat_ngram_size = 0;
   // <unk> is never chosen.
   bool disable_unk = false;
+  // Each hypothesis's alignments (Hypothesis::alignments): for every output
+  // id, the source position (0-based over the source ids, </s> and any <s>
+  // included) that the cross-attention of decoder layer alignment_layer,
+  // averaged over its heads, weighs most when the id is chosen; the
+  // source's </s> and <s> are left out unless nothing else is there. A
+  // negative layer counts from the last. The default, the last layer (as
+  // CTranslate2's), linked known word translations best on the trained
+  // model measured (docs/alignments.md). Not with return_alternatives.
+  bool return_alignments = false;
+  int alignment_layer = -1;
   // Streaming (beam_size 1 only): after each decoder step, on_token gets each
   // sentence's new id (</s> is not passed: the sentence just ends). When it
   // returns false, that sentence ends there, as at its length limit
@@ -102,6 +112,9 @@ struct Hypothesis {
   // Per output id, its log-probability, and then </s>'s when it ended with </s>
   // (a target prefix's ids have 0; Translator::Score's targets, their own).
   const float* token_log_probs = nullptr;
+  // With DecodeOptions::return_alignments, per output id its aligned source
+  // position; else null.
+  const int32_t* alignments = nullptr;
   bool ended_with_eos = false;            // else it stopped at the length limit
 };
 

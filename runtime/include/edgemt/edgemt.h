@@ -141,6 +141,13 @@ typedef struct edgemt_decode_options {
   float repetition_penalty;      /* 1: off */
   int32_t no_repeat_ngram_size;  /* 0: off */
   int32_t disable_unk;           /* 0 */
+  /* Added after the fields above (an older caller's smaller struct_size
+   * keeps these defaults). Alignments: each hypothesis's alignments and
+   * word alignments (edgemt_hypothesis), from the cross-attention of
+   * decoder layer alignment_layer (negative: from the last) averaged over
+   * its heads; not with return_alternatives. */
+  int32_t return_alignments;     /* 0 */
+  int32_t alignment_layer;       /* -1: the last */
 } edgemt_decode_options;
 
 EDGEMT_API void edgemt_decode_options_init(edgemt_decode_options* options);
@@ -216,6 +223,13 @@ typedef struct edgemt_hypothesis {
   const float* token_log_probs;   /* per id, then </s>'s when it ended with </s>; NULL without scores */
   size_t num_token_log_probs;
   int32_t ended_with_eos;         /* 0: it stopped at the length limit */
+  /* Added after the fields above: filled up to the caller's struct_size. */
+  const int32_t* alignments;      /* return_alignments: per id, its aligned source position (ids as translated) */
+  size_t num_alignments;          /* num_ids, or 0 */
+  size_t num_word_alignments;     /* source word - target word pairs: edgemt_results_word_alignment */
+  float confidence;               /* with scores: exp of the mean log-probability of the ids and </s> (0..1) */
+  const float* word_confidences;  /* with scores: per word of text (what spaces separate), the same; else NULL */
+  size_t num_word_confidences;
 } edgemt_hypothesis;
 
 EDGEMT_API size_t edgemt_results_count(const edgemt_results* results);
@@ -228,6 +242,11 @@ EDGEMT_API size_t edgemt_results_num_hypotheses(const edgemt_results* results, s
 /* The k-th best hypothesis of source `index`; the pointers live as long as the results. */
 EDGEMT_API edgemt_status edgemt_results_hypothesis(const edgemt_results* results, size_t index, size_t k,
                                                    edgemt_hypothesis* hypothesis);
+/* The i-th (source word, target word) pair of that hypothesis's word
+ * alignment (0-based words, what spaces separate; sorted by target word:
+ * Moses' and fast_align's "i-j"). */
+EDGEMT_API edgemt_status edgemt_results_word_alignment(const edgemt_results* results, size_t index, size_t k,
+                                                       size_t i, int32_t* source_word, int32_t* target_word);
 EDGEMT_API void edgemt_results_free(edgemt_results* results);
 
 #ifdef __cplusplus

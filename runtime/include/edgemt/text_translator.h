@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "edgemt/model.h"
@@ -68,6 +69,19 @@ struct TextHypothesis {
   float score = 0.0f;                   // as Hypothesis::score
   std::vector<float> token_log_probs;   // as Hypothesis::token_log_probs (with </s>'s when it ended with </s>)
   bool ended_with_eos = false;
+  // With DecodeOptions::return_alignments: per id, its aligned position
+  // among the source's ids as translated (Hypothesis::alignments: after
+  // the <s> a model's framing adds, if any) ...
+  std::vector<int32_t> alignments;
+  // ... and the same on words, what spaces separate in the source text and
+  // in `text` (Tokenizer::WordStarts; without a tokenizer, each id is a
+  // word): (source word, target word) pairs, 0-based, without repeats,
+  // sorted by target word: Moses' and fast_align's "i-j".
+  std::vector<std::pair<int32_t, int32_t>> word_alignments;
+  // With scores (token_log_probs): exp of the mean log-probability of the
+  // ids and </s> (0..1), and per word of `text`, of its ids'.
+  float confidence = 0.0f;
+  std::vector<float> word_confidences;
 };
 
 struct TextResult {

@@ -39,6 +39,10 @@ class Tokenizer {
   // The ids of `text`, without </s>.
   Status Encode(std::string_view text, std::vector<int32_t>* ids) const;
   Status Decode(const int32_t* ids, size_t count, std::string* text) const;
+  // Whether each id begins a word (what spaces separate in the decoded
+  // text): a SentencePiece piece that starts with U+2581 (or the first
+  // id), or every token of a vocabulary without SentencePiece.
+  Status WordStarts(const int32_t* ids, size_t count, std::vector<uint8_t>* starts) const;
 
  private:
   struct Impl;

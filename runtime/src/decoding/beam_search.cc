@@ -61,7 +61,7 @@ int32_t FinishedSlot(const BeamRule& rule, size_t sentence, float score, BeamBuf
 // token at the length limit) of log-probability `token_log_prob`; `sum`
 // includes it.
 void Finish(const BeamRule& rule, size_t sentence, size_t from, size_t produced, size_t scored_from, int current,
-            int32_t token, float token_log_prob, float sum, BeamBuffers* b) {
+            int32_t token, float token_log_prob, float sum, const int32_t* row_alignments, BeamBuffers* b) {
   ++b->finished_total[sentence];
   const size_t length = produced + 1;
   const float score = NormalizedScore(sum, length - std::min(scored_from, length), rule.length_penalty);
@@ -76,6 +76,11 @@ void Finish(const BeamRule& rule, size_t sentence, size_t from, size_t produced,
   std::memcpy(log_probs, b->log_probs[current] + row * t, produced * sizeof(float));
   ids[produced] = token;
   log_probs[produced] = token_log_prob;
+  if (row_alignments != nullptr) {
+    int32_t* alignments = b->finished_alignments + slot * (t + 1);
+    std::memcpy(alignments, b->alignments[current] + row * t, produced * sizeof(int32_t));
+    alignments[produced] = row_alignments[from];
+  }
   const bool with_eos = token == rule.eos_id;
   b->finished_lengths[slot] = static_cast<int32_t>(length);
   b->finished_eos[slot] = with_eos ? 1 : 0;
@@ -131,11 +136,12 @@ size_t BestCandidates(const BeamRule& rule, size_t first, const float* logits, c
 // choosing: its one hypothesis goes on with it (log-probability 0), every
 // row of the sentence feeding it (RowsOf); at the length limit it finishes.
 BeamStepResult ForcedStep(const BeamRule& rule, size_t sentence, int32_t token, size_t produced, bool last_step,
-                          size_t scored_from, int current, BeamBuffers* b, int32_t* next_tokens) {
+                          size_t scored_from, int current, const int32_t* row_alignments, BeamBuffers* b,
+                          int32_t* next_tokens) {
   const size_t first = sentence * rule.beam;
   BeamStepResult result;
   if (last_step) {
-    Finish(rule, sentence, 0, produced, scored_from, current, token, 0.0f, b->cumulative[first], b);
+    Finish(rule, sentence, 0, produced, scored_from, current, token, 0.0f, b->cumulative[first], row_alignments, b);
     result.done = true;
     return result;
   }
@@ -145,6 +151,10 @@ BeamStepResult ForcedStep(const BeamRule& rule, size_t sentence, int32_t token, 
   std::memcpy(b->log_probs[next] + first * t, b->log_probs[current] + first * t, produced * sizeof(float));
   b->ids[next][first * t + produced] = token;
   b->log_probs[next][first * t + produced] = 0.0f;
+  if (row_alignments != nullptr) {
+    std::memcpy(b->alignments[next] + first * t, b->alignments[current] + first * t, produced * sizeof(int32_t));
+    b->alignments[next][first * t + produced] = row_alignments[0];
+  }
   b->parent[first] = 0;
   for (size_t r = 0; r < rule.beam; ++r) next_tokens[r] = token;
   result.live = 1;
@@ -155,7 +165,8 @@ BeamStepResult ForcedStep(const BeamRule& rule, size_t sentence, int32_t token, 
 
 BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logits, const float* log_sum_exp,
                         size_t live, size_t produced, bool eos_allowed, bool last_step, int current, BeamBuffers* b,
-                        int32_t* next_tokens, size_t scored_from, bool after_prefix) {
+                        int32_t* next_tokens, size_t scored_from, bool after_prefix,
+                        const int32_t* row_alignments) {
   const size_t beam = rule.beam;
   const size_t t = b->max_length;
   const size_t first = sentence * beam;
@@ -176,7 +187,7 @@ BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logi
     }
     if (i < beam && (token == rule.eos_id || last_step)) {
       if (i == 0) b->top_finished[sentence] = 1;
-      Finish(rule, sentence, from, produced, scored_from, current, token, token_log_prob, score, b);
+      Finish(rule, sentence, from, produced, scored_from, current, token, token_log_prob, score, row_alignments, b);
     }
     if (token == rule.eos_id || result.live == places || last_step) continue;
     const size_t to = first + result.live;
@@ -185,6 +196,11 @@ BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logi
     std::memcpy(b->log_probs[next] + to * t, b->log_probs[current] + (first + from) * t, produced * sizeof(float));
     b->ids[next][to * t + produced] = token;
     b->log_probs[next][to * t + produced] = token_log_prob;
+    if (row_alignments != nullptr) {
+      std::memcpy(b->alignments[next] + to * t, b->alignments[current] + (first + from) * t,
+                  produced * sizeof(int32_t));
+      b->alignments[next][to * t + produced] = row_alignments[from];
+    }
     next_tokens[result.live] = token;
     ++result.live;
   }
@@ -230,12 +246,14 @@ void BeamBuffers::Plan(size_t batch, size_t beam, size_t max_target, ArenaLayout
   for (int i = 0; i < 2; ++i) {
     layout->Add(&ids[i], rows * t);
     layout->Add(&log_probs[i], rows * t);
+    layout->Add(&alignments[i], rows * t);
   }
   layout->Add(&candidate_scores, 2 * beam);
   layout->Add(&candidate_rows, 2 * beam);
   layout->Add(&candidate_tokens, 2 * beam);
   layout->Add(&finished_ids, rows * (t + 1));
   layout->Add(&finished_log_probs, rows * (t + 1));
+  layout->Add(&finished_alignments, rows * (t + 1));
   layout->Add(&finished_lengths, rows);
   layout->Add(&finished_eos, rows);
   layout->Add(&finished_scores, rows);
@@ -294,6 +312,7 @@ void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int c
   BannedIds excluded = rule.banned;
   if (!eos_allowed) excluded.Add(rule.eos_id);
   float* logits = model.logits();  // the next unfinished sentence's first row
+  const int32_t* alignments = job.options->return_alignments ? scratch.row_alignments : nullptr;  // its rows' too
   const size_t t = b.max_length;
   for (size_t s = 0; s < job.count; ++s) {
     if (scratch.states[s] != SentenceState::kDecoding) continue;
@@ -303,10 +322,13 @@ void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int c
     const size_t from = job.ScoredFrom(s);
     const TokenIds prefix = job.PrefixOf(s);
     float* rows = logits;
-    logits += RowsOf(job, b, rule.beam, s, step) * rule.vocab;
+    const int32_t* row_alignments = alignments;
+    const size_t step_rows = RowsOf(job, b, rule.beam, s, step);
+    logits += step_rows * rule.vocab;
+    if (alignments != nullptr) alignments += step_rows;
     if (step < prefix.size) {
-      const BeamStepResult forced = ForcedStep(rule, s, prefix.data[step], step, last_step, from, current, &b,
-                                               b.next_tokens + first);
+      const BeamStepResult forced = ForcedStep(rule, s, prefix.data[step], step, last_step, from, current,
+                                               row_alignments, &b, b.next_tokens + first);
       b.live[s] = static_cast<int32_t>(forced.live);
       if (forced.done) scratch.states[s] = SentenceState::kStopped;
       continue;  // one hypothesis in place: no cache to move
@@ -319,7 +341,7 @@ void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int c
     }
     const bool after_prefix = !job.completing && prefix.size > 0 && step == prefix.size;
     const BeamStepResult result = BeamStep(rule, s, rows, normalizers, live, step, eos_allowed, last_step, current,
-                                           &b, b.next_tokens + first, from, after_prefix);
+                                           &b, b.next_tokens + first, from, after_prefix, row_alignments);
     b.live[s] = static_cast<int32_t>(result.live);
     if (result.done) {
       scratch.states[s] = SentenceState::kStopped;
@@ -345,6 +367,7 @@ void WriteResults(const DecodingJob& job, size_t beam, BeamBuffers& b) {
         h.ids = TokenIds{b.finished_ids + slot * (job.max_target + 1),
                          static_cast<size_t>(b.finished_lengths[slot]) - (h.ended_with_eos ? 1 : 0)};
         h.token_log_probs = b.finished_log_probs + slot * (job.max_target + 1);
+        if (job.options->return_alignments) h.alignments = b.finished_alignments + slot * (job.max_target + 1);
         h.score = b.finished_scores[slot];
       }
       if (job.hypotheses != nullptr) job.hypotheses[s * n + k] = h;

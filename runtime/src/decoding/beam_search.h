@@ -24,12 +24,14 @@ struct BeamBuffers {
   int32_t* parent = nullptr;       // [rows] the row (within the sentence) each new hypothesis continues
   int32_t* ids[2] = {};            // [rows, T] the alive hypotheses' ids (double-buffered)
   float* log_probs[2] = {};        // [rows, T] their log-probabilities
+  int32_t* alignments[2] = {};     // [rows, T] their aligned source positions (return_alignments)
   float* candidate_scores = nullptr;    // [2 * beam]
   int32_t* candidate_rows = nullptr;    // [2 * beam]
   int32_t* candidate_tokens = nullptr;  // [2 * beam]
   // Finished hypotheses: the best `beam` per sentence of those registered.
   int32_t* finished_ids = nullptr;       // [rows, T + 1] (</s> included when it has one)
   float* finished_log_probs = nullptr;   // [rows, T + 1]
+  int32_t* finished_alignments = nullptr;  // [rows, T + 1]
   int32_t* finished_lengths = nullptr;   // [rows] output ids, </s> included
   uint8_t* finished_eos = nullptr;       // [rows] whether it ended with </s>
   float* finished_scores = nullptr;      // [rows] the normalized score
@@ -75,14 +77,16 @@ float NormalizedScore(float log_prob_sum, size_t length, float length_penalty);
 // reaches the sentence's length limit. Writes the sentence's
 // parent, cumulative, ids[1 - current] and log_probs[1 - current] for the
 // new alive rows, their next decoder input in next_tokens[0..beam), and the
-// finished hypotheses. The sentence is done (CTranslate2's rule) at the
+// finished hypotheses. `row_alignments`: null, or the aligned source
+// position of each of its `live` rows this step, which the hypotheses that
+// continue a row record. The sentence is done (CTranslate2's rule) at the
 // length limit; with a length penalty, when `beam` hypotheses have
 // finished; without one, when a step's best candidate was </s> and
 // `num_hypotheses` have finished.
 BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logits, const float* log_sum_exp,
                         size_t live, size_t produced, bool eos_allowed, bool last_step, int current,
                         BeamBuffers* buffers, int32_t* next_tokens, size_t scored_from = 0,
-                        bool after_prefix = false);
+                        bool after_prefix = false, const int32_t* row_alignments = nullptr);
 
 // Sorts a sentence's finished hypotheses into buffers->order (best first:
 // the higher score, then the lower slot: the one that finished first,

@@ -7,6 +7,7 @@ namespace edgemt {
 void DecodingScratch::Plan(size_t batch, size_t rows, size_t vocab, ArenaLayout* layout) {
   layout->Add(&row_tokens, rows);
   layout->Add(&row_slots, rows);
+  layout->Add(&row_alignments, rows);
   layout->Add(&states, batch);
   layout->Add(&probs, vocab);
   layout->Add(&ids, vocab);

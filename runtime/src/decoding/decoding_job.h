@@ -24,6 +24,7 @@ enum class SentenceState : uint8_t { kDecoding, kStopped, kEndedWithEos };
 struct DecodingScratch {
   int32_t* row_tokens = nullptr;      // [rows] the tokens of the next decoder step's rows
   int32_t* row_slots = nullptr;       // [rows] and the hypotheses (cache slots) they continue
+  int32_t* row_alignments = nullptr;  // [rows] each row's aligned source position (StepModel::alignments)
   SentenceState* states = nullptr;    // [batch]
   float* probs = nullptr;             // [target vocab] sampling and log-sum-exp scratch
   int32_t* ids = nullptr;             // [target vocab] sampling scratch

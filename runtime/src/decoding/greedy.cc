@@ -35,8 +35,9 @@ GreedyRule RuleOf(const DecodingJob& job) {
 // log-probability when scores are asked for, and settles the sentence's
 // state. True when the sentence goes on, with *chosen its next decoder input.
 // A target prefix's ids are fed instead of chosen, with log-probability 0.
-bool Advance(const DecodingJob& job, const GreedyRule& g, size_t s, float* logits, DecodingScratch& scratch,
-             GreedyBuffers& b, int32_t* chosen) {
+// `row`: the sentence's row in the step (its alignment).
+bool Advance(const DecodingJob& job, const GreedyRule& g, size_t s, size_t row, float* logits,
+             DecodingScratch& scratch, GreedyBuffers& b, int32_t* chosen) {
   const DecodeOptions& decode = *job.options;
   const size_t vocab = static_cast<size_t>(job.config->target_vocab_size);
   const int32_t produced = b.output_lengths[s];
@@ -62,6 +63,8 @@ bool Advance(const DecodingJob& job, const GreedyRule& g, size_t s, float* logit
     return false;
   }
   b.output_ids[s * job.max_target + static_cast<size_t>(produced)] = next;
+  if (decode.return_alignments)
+    b.output_alignments[s * job.max_target + static_cast<size_t>(produced)] = scratch.row_alignments[row];
   b.output_lengths[s] = produced + 1;
   if (static_cast<size_t>(produced + 1) >= job.StepsFor(s)) scratch.states[s] = SentenceState::kStopped;
   if (decode.on_token != nullptr && !decode.on_token(decode.on_token_user_data, s, next))
@@ -79,6 +82,7 @@ void WriteResults(const DecodingJob& job, const DecodingScratch& scratch, const 
     h.ids = ids;
     h.ended_with_eos = scratch.states[s] == SentenceState::kEndedWithEos;
     h.token_log_probs = b.output_log_probs + s * (job.max_target + 1);
+    h.alignments = job.options->return_alignments ? b.output_alignments + s * job.max_target : nullptr;
     const size_t total = ids.size + (h.ended_with_eos ? 1 : 0);
     const size_t from = std::min(job.ScoredFrom(s), total);
     const size_t length = total - from;
@@ -93,6 +97,7 @@ void WriteResults(const DecodingJob& job, const DecodingScratch& scratch, const 
 void GreedyBuffers::Plan(size_t batch, size_t max_target, ArenaLayout* layout) {
   layout->Add(&output_ids, batch * max_target);
   layout->Add(&output_log_probs, batch * (max_target + 1));
+  layout->Add(&output_alignments, batch * max_target);
   layout->Add(&output_lengths, batch);
   layout->Add(&sampler_states, batch);
 }
@@ -119,7 +124,7 @@ Status DecodeGreedy(const DecodingJob& job, StepModel& model, DecodingScratch& s
     for (size_t r = 0; r < rows; ++r) {
       const size_t s = static_cast<size_t>(scratch.row_slots[r]);
       int32_t next = 0;
-      if (!Advance(job, rule, s, model.logits() + r * vocab, scratch, b, &next)) continue;
+      if (!Advance(job, rule, s, r, model.logits() + r * vocab, scratch, b, &next)) continue;
       scratch.row_slots[kept] = static_cast<int32_t>(s);  // kept <= r: compacts in place
       scratch.row_tokens[kept] = next;
       ++kept;

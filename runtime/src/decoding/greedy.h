@@ -16,6 +16,7 @@ namespace edgemt {
 struct GreedyBuffers {
   int32_t* output_ids = nullptr;        // [batch, T]
   float* output_log_probs = nullptr;    // [batch, T + 1] scores (with </s>'s)
+  int32_t* output_alignments = nullptr; // [batch, T] aligned source positions (return_alignments)
   int32_t* output_lengths = nullptr;    // [batch]
   uint64_t* sampler_states = nullptr;   // [batch] each sentence's generator
 

@@ -52,7 +52,8 @@ Status Decoder::PrepareCrossAttention(size_t count, size_t source_length, Worksp
 }
 
 Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, size_t per_source, size_t step,
-                     size_t source_length, Workspace& workspace, const RunContext& context) const {
+                     size_t source_length, Workspace& workspace, const RunContext& context,
+                     const AlignmentRequest* alignment) const {
   const ModelConfig& config = weights_->config;
   const size_t d = static_cast<size_t>(config.d_model);
   const bool pre_norm = config.norm == NormPlacement::kPreLN;
@@ -101,7 +102,8 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
 
     in = sub_block_input(layer.cross_attention_norm);
     EDGEMT_RETURN_IF_ERROR(layer.cross_attention.query.Run(in, count, b.q, scratch, context.pool, context.profile));
-    AttendCross(l, slots, count, per_source, source_length, scores_stride, parallel, workspace, context);
+    AttendCross(l, slots, count, per_source, source_length, scores_stride, parallel, workspace, context,
+                alignment != nullptr && alignment->layer == l ? alignment->positions : nullptr);
     EDGEMT_RETURN_IF_ERROR(layer.cross_attention.output.Run(b.context, count, b.projected, scratch, context.pool, context.profile));
     sub_block_output(layer.cross_attention_norm);
 
@@ -141,8 +143,30 @@ void Decoder::AttendSelf(size_t l, const int32_t* slots, size_t count, size_t st
   ParallelFor(context.pool, parallel, count, attend);
 }
 
+namespace {
+
+// The position of the largest weight among a source's real keys (mask 1),
+// its first (when it is <s>) and last (</s>) left out unless nothing else is.
+int32_t AlignedPosition(const float* weights, const uint8_t* mask, size_t length, bool first_is_bos) {
+  size_t end = length;
+  while (end > 0 && mask[end - 1] == 0) --end;  // padding comes last
+  size_t lo = first_is_bos ? 1 : 0, hi = end > 0 ? end - 1 : 0;
+  if (lo >= hi) {
+    lo = 0;
+    hi = end;
+  }
+  size_t best = lo;
+  for (size_t j = lo + 1; j < hi; ++j) {
+    if (weights[j] > weights[best]) best = j;
+  }
+  return static_cast<int32_t>(best);
+}
+
+}  // namespace
+
 void Decoder::AttendCross(size_t l, const int32_t* slots, size_t count, size_t per_source, size_t source_length,
-                          size_t scores_stride, bool parallel, Workspace& workspace, const RunContext& context) const {
+                          size_t scores_stride, bool parallel, Workspace& workspace, const RunContext& context,
+                          int32_t* alignments) const {
   ScopedTimer timer(context.profile, TimeCategory::kAttention);
   const size_t d = static_cast<size_t>(weights_->config.d_model);
   const size_t heads = static_cast<size_t>(weights_->config.num_heads);
@@ -151,8 +175,11 @@ void Decoder::AttendCross(size_t l, const int32_t* slots, size_t count, size_t p
   auto attend = [&](size_t thread, size_t s) {
     const size_t first = (static_cast<size_t>(slots[s]) / per_source) * source_length;
     const float* kv = workspace.cross_kv[l] + first * 2 * d;
+    float* mean = alignments != nullptr ? b.mean_weights + thread * scores_stride : nullptr;
     AttendOneQuery(shape, b.q + s * d, kv, kv + d, source_length, workspace.key_mask + first,
-                   b.scores + thread * scores_stride, b.context + s * d);
+                   b.scores + thread * scores_stride, b.context + s * d, mean);
+    if (mean != nullptr)
+      alignments[s] = AlignedPosition(mean, workspace.key_mask + first, source_length, weights_->config.source_bos);
   };
   ParallelFor(context.pool, parallel, count, attend);
 }

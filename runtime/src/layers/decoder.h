@@ -9,6 +9,16 @@
 
 namespace edgemt {
 
+// A step's alignments: for each row, the source position that the
+// cross-attention of decoder layer `layer`, averaged over its heads, weighs
+// most. The source's </s> (its last position) and, when the model frames
+// sources with <s>, its first are left out unless nothing else is there:
+// they hold no word.
+struct AlignmentRequest {
+  size_t layer = 0;
+  int32_t* positions = nullptr;  // [rows]
+};
+
 class Decoder {
  public:
   // `cache_length` is the number of steps the self-attention cache holds.
@@ -26,8 +36,10 @@ class Decoder {
   // slots[r] / per_source (beam search: a source's beams share its
   // cross-attention). Only the unfinished hypotheses need rows: the slots
   // say whose caches they are, so nothing moves when one finishes.
+  // With `alignment`, also records each row's aligned source position.
   Status Step(const int32_t* tokens, const int32_t* slots, size_t count, size_t per_source, size_t step,
-              size_t source_length, Workspace& workspace, const RunContext& context) const;
+              size_t source_length, Workspace& workspace, const RunContext& context,
+              const AlignmentRequest* alignment = nullptr) const;
 
   // Beam search: self-attention cache slots first + r (r < live) take the
   // first `positions` keys and values of slots first + parents[r], through
@@ -54,7 +66,8 @@ class Decoder {
                   Workspace& workspace, const RunContext& context) const;
   // Layer l's cross-attention for each row, over its source's keys and values.
   void AttendCross(size_t l, const int32_t* slots, size_t count, size_t per_source, size_t source_length,
-                   size_t scores_stride, bool parallel, Workspace& workspace, const RunContext& context) const;
+                   size_t scores_stride, bool parallel, Workspace& workspace, const RunContext& context,
+                   int32_t* alignments) const;
 
   const ModelWeights* weights_ = nullptr;
   size_t cache_length_ = 0;

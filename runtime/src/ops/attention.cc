@@ -25,8 +25,12 @@ inline float Dot(const float* a, const float* b, size_t n) {
 
 EDGEMT_VECTORIZED
 void AttendOneQuery(const AttentionShape& shape, const float* q, const float* k, const float* v, size_t num_keys,
-                    const uint8_t* key_mask, float* scores, float* out) {
+                    const uint8_t* key_mask, float* scores, float* out, float* mean_weights) {
   const size_t dh = shape.d_head;
+  const float per_head = 1.0f / static_cast<float>(shape.num_heads);
+  if (mean_weights != nullptr) {
+    for (size_t j = 0; j < num_keys; ++j) mean_weights[j] = 0.0f;
+  }
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
   for (size_t h = 0; h < shape.num_heads; ++h) {
     const float* qh = q + h * dh;
@@ -51,6 +55,7 @@ void AttendOneQuery(const AttentionShape& shape, const float* q, const float* k,
     for (size_t j = 0; j < num_keys; ++j) {
       if (key_mask != nullptr && key_mask[j] == 0) continue;
       const float p = scores[j] * inv_sum;
+      if (mean_weights != nullptr) mean_weights[j] += p * per_head;
       const float* vj = v + j * shape.kv_stride + h * dh;
       for (size_t i = 0; i < dh; ++i) oh[i] += p * vj[i];
     }

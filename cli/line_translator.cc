@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "edgemt/document.h"
+#include "edgemt/html.h"
 
 namespace edgemt::cli {
 namespace {
@@ -281,7 +282,17 @@ void LineTranslator::StreamLine(const std::string& line, size_t line_number) {
 
 std::string LineTranslator::TranslateDocument(const std::string& document, size_t first_line) {
   DocumentResult result;
-  const Status status = edgemt::TranslateDocument(*translator_, document, Decoding(), &result);
+  Status status;
+  if (options_.html) {
+    HtmlResult html;
+    status = edgemt::TranslateHtml(*translator_, document, Decoding(), &html);
+    result.text = std::move(html.html);
+    result.sentences = html.sentences;
+    result.failed = html.failed;
+    result.first_failure = html.first_failure;
+  } else {
+    status = edgemt::TranslateDocument(*translator_, document, Decoding(), &result);
+  }
   if (!status.ok()) {
     Warn(first_line, "the document starting here is not translated: " + status.message());
     return document;  // nothing is lost: the source stands in

@@ -54,8 +54,10 @@ const char* Usage() {
          "  --temperature T         divide the logits by T before sampling (default 1)\n"
          "  --seed S                the sampling seed: the same seed gives the same output (default 0)\n"
          "  --max-source-length N   longest source in tokens, </s> included (default: the model's)\n"
-         "  --long-input MODE       truncate (default, with a warning) or error: what to do with\n"
-         "                          a source longer than --max-source-length\n"
+         "  --long-input MODE       truncate (default, with a warning), error, or split (into parts\n"
+         "                          that fit, at semicolons, commas, then spaces, translated and\n"
+         "                          joined, with a warning): what to do with a source longer than\n"
+         "                          --max-source-length (--document splits unless error)\n"
          "  --packed-cache DIR      keep the weights packed for this CPU in DIR: the first run\n"
          "                          writes a cache file, later runs map it instead of packing\n"
          "  --target-prefix FILE    line N of FILE starts the translation of input line N\n"
@@ -83,6 +85,9 @@ const char* Usage() {
          "                          is split into sentences, translated, and put back with its\n"
          "                          own whitespace (output: the same lines; a sentence that fails\n"
          "                          keeps its source text, with a message)\n"
+         "  --html                  as --document, each document HTML: text translated, tags put\n"
+         "                          back around the translated words (word alignments), script,\n"
+         "                          style, code and translate=\"no\" kept as they are\n"
          "  --stream                write each translation piece by piece as it is produced\n"
          "                          (greedy or sampling, text in and out; one line at a time)\n"
          "  --input-ids             input lines are space-separated source ids, </s> included\n"
@@ -165,8 +170,10 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
         options->long_input = LongInput::kTruncate;
       } else if (std::strcmp(text, "error") == 0) {
         options->long_input = LongInput::kError;
+      } else if (std::strcmp(text, "split") == 0) {
+        options->long_input = LongInput::kSplit;
       } else {
-        *error = "--long-input is truncate or error, not '" + std::string(text) + "'";
+        *error = "--long-input is truncate, error or split, not '" + std::string(text) + "'";
         return false;
       }
     } else if (arg == "--packed-cache") {
@@ -203,6 +210,8 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
       options->stream = true;
     } else if (arg == "--document") {
       options->document = true;
+    } else if (arg == "--html") {
+      options->document = options->html = true;
     } else if (arg == "--input-ids") {
       options->input_ids = true;
     } else if (arg == "--output-ids") {

@@ -36,6 +36,7 @@ struct Options {
   bool output_ids = false;
   bool stream = false;        // pieces as they come, one line at a time
   bool document = false;      // input is documents (a blank line between two), split into sentences
+  bool html = false;          // and they are HTML (implies document)
   std::string target_prefix_path;  // per input line, the start of its translation (empty line: none)
   std::string score_path;     // per input line, a translation to score instead of translating
   bool alternatives = false;  // --n-best alternatives at the first position after the prefix

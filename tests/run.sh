@@ -6,7 +6,7 @@
 #   == asan ==    build-asan/   RelWithDebInfo, ASan + UBSan, built with clang-14, without `slow`
 #   == arm64 ==   build-arm64/  aarch64 cross build, tests under qemu-aarch64, without `slow`
 #   == armhf ==   build-armhf/  armhf cross build, tests under qemu-arm, without `slow`
-#   == fuzz ==    build-fuzz/   libFuzzer on the model loader for 60 s (tests/fuzz/run.sh)
+#   == fuzz ==    build-fuzz/   libFuzzer on the model loader, packed cache and text layouts (tests/fuzz/run.sh)
 #   == tsan ==    build-tsan/   ThreadSanitizer on the multi-threaded tests (tests/tsan/run.sh)
 #
 # all with -DEDGEMT_WERROR=ON. It goes on through all four when one fails

@@ -123,7 +123,10 @@ class Translator(_Translator):
     size (a converted Marian model's num_beams), else 1.
     max_source_length, max_target_length: in ids, 0 for the model's positions.
     long_input: "truncate" (translate a long source's beginning, with a
-    warning in its result) or "error" (that source raises ValueError).
+    warning in its result), "error" (that source raises ValueError) or
+    "split" (a long text is split at semicolons, commas, then spaces into
+    parts that fit, translated and joined, with a warning; translate_document
+    splits unless "error").
     packed_cache_dir: a directory where the weights packed for this CPU are
     kept in a cache file, so that later runs map them instead of packing.
     cache_mb, document_cache_mb: translations of sentences seen before kept
@@ -172,16 +175,19 @@ class Translator(_Translator):
         return self._translate_texts(texts, _prefixes(target_prefix, len(texts), ids=False),
                                      self._decoding(options), bool(return_scores), 0)
 
-    def translate_document(self, text, **options):
+    def translate_document(self, text, html=False, **options):
         """Translates a document (any text: paragraphs, line breaks, blank lines,
         indentation, CRLF): every line split into sentences, the sentences
         translated together, and put back with the document's own whitespace and
-        lines. A sentence that fails keeps its source text, with a
-        RuntimeWarning. Decoding options as translate_batch (no target_prefix,
-        no alternatives)."""
+        lines. html=True: the text is HTML (a page or a snippet): the text of
+        each block is translated, inline tags go back around the translated
+        words they surrounded, and script, style, code, attributes, comments
+        and translate="no" stay as they are. A sentence that fails keeps its
+        source text, with a RuntimeWarning. Decoding options as translate_batch
+        (no target_prefix, no alternatives)."""
         if not isinstance(text, str):
             raise TypeError("text is %s, not str" % type(text).__name__)
-        translation, failed, why = self._translate_document(text, self._decoding(options))
+        translation, failed, why = self._translate_document(text, self._decoding(options), bool(html))
         if failed:
             warnings.warn("%d sentence%s of the document not translated (the source stands in): %s"
                           % (failed, "s" if failed > 1 else "", why), RuntimeWarning, stacklevel=2)

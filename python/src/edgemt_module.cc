@@ -27,8 +27,8 @@ edgemt::TextTranslatorOptions TextTranslatorOptions(int threads, int max_batch_s
                                                      const std::string& long_input,
                                                      const std::string& packed_cache_dir, long long max_batch_tokens,
                                                      double cache_mb, double document_cache_mb) {
-  if (long_input != "truncate" && long_input != "error")
-    throw py::value_error("long_input is 'truncate' or 'error', not '" + long_input + "'");
+  if (long_input != "truncate" && long_input != "error" && long_input != "split")
+    throw py::value_error("long_input is 'truncate', 'error' or 'split', not '" + long_input + "'");
   if (max_batch_tokens < 0) throw py::value_error("max_batch_tokens must not be negative");
   if (!(cache_mb >= 0) || !(document_cache_mb >= 0)) throw py::value_error("cache sizes must not be negative");
   edgemt::TextTranslatorOptions options;
@@ -41,7 +41,9 @@ edgemt::TextTranslatorOptions TextTranslatorOptions(int threads, int max_batch_s
   options.translator.max_source_length = max_source_length;
   options.translator.max_target_length = max_target_length;
   options.translator.packed_cache_dir = packed_cache_dir;
-  options.long_input = long_input == "error" ? edgemt::LongInput::kError : edgemt::LongInput::kTruncate;
+  options.long_input = long_input == "error"   ? edgemt::LongInput::kError
+                       : long_input == "split" ? edgemt::LongInput::kSplit
+                                               : edgemt::LongInput::kTruncate;
   return options;
 }
 
@@ -187,7 +189,8 @@ PYBIND11_MODULE(_edgemt, m) {
       .def("_score_texts", &Translator::ScoreTexts, py::arg("sources"), py::arg("targets"))
       .def("_score_ids", &Translator::ScoreIds, py::arg("sources"), py::arg("targets"))
       // The stream keeps its translator alive: its worker thread uses it.
-      .def("_translate_document", &Translator::TranslateDocument, py::arg("text"), py::arg("decode"))
+      .def("_translate_document", &Translator::TranslateDocument, py::arg("text"), py::arg("decode"),
+           py::arg("html"))
       .def("_start_stream", &Translator::StartStream, py::arg("text"), py::arg("decode"), py::keep_alive<0, 1>())
       .def_property_readonly(
           "has_tokenizer", [](const Translator& t) { return t.text_translator().has_tokenizer(); },

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "edgemt/document.h"
+#include "edgemt/html.h"
 
 #include "status_exception.h"
 
@@ -122,12 +123,21 @@ std::vector<TranslationResult> Translator::ScoreIds(std::vector<std::vector<int3
 }
 
 std::tuple<std::string, size_t, std::string> Translator::TranslateDocument(const std::string& text,
-                                                                           const edgemt::DecodeOptions& decode) {
+                                                                           const edgemt::DecodeOptions& decode,
+                                                                           bool html) {
   edgemt::DocumentResult result;
   edgemt::Status status;
   {
     py::gil_scoped_release released;
-    status = edgemt::TranslateDocument(*translator_, text, decode, &result);
+    if (html) {
+      edgemt::HtmlResult page;
+      status = edgemt::TranslateHtml(*translator_, text, decode, &page);
+      result.text = std::move(page.html);
+      result.failed = page.failed;
+      result.first_failure = page.first_failure;
+    } else {
+      status = edgemt::TranslateDocument(*translator_, text, decode, &result);
+    }
   }
   if (!status.ok()) RaiseStatus(status);
   return {std::move(result.text), result.failed, result.first_failure.message()};

@@ -59,10 +59,10 @@ class Translator {
                                             const std::vector<std::string>& targets);
   std::vector<TranslationResult> ScoreIds(std::vector<std::vector<int32_t>> sources,
                                           const std::vector<std::vector<int32_t>>& targets);
-  // A document (edgemt/document.h): (its translation, how many sentences
+  // A document (edgemt/document.h; html: edgemt/html.h): (its translation, how many sentences
   // failed, why the first did); raises for what concerns the whole document.
   std::tuple<std::string, size_t, std::string> TranslateDocument(const std::string& text,
-                                                                 const edgemt::DecodeOptions& decode);
+                                                                 const edgemt::DecodeOptions& decode, bool html);
   // Starts translating text on a worker thread; its pieces come out of the
   // stream. The stream refers to this translator, which must outlive it.
   std::unique_ptr<PieceStream> StartStream(std::string text, const edgemt::DecodeOptions& decode);

@@ -193,7 +193,11 @@ edgemt_status edgemt_translator_create(const edgemt_model* model, const edgemt_t
     text_options.translator.max_source_length = o.max_source_length;
     text_options.translator.max_target_length = o.max_target_length;
     if (o.packed_cache_dir != nullptr) text_options.translator.packed_cache_dir = o.packed_cache_dir;
-    text_options.long_input = o.truncate_long_inputs ? edgemt::LongInput::kTruncate : edgemt::LongInput::kError;
+    if (o.truncate_long_inputs < 0 || o.truncate_long_inputs > 2)
+      return Fail(EDGEMT_INVALID_ARGUMENT, "truncate_long_inputs is 0, 1 or 2");
+    text_options.long_input = o.truncate_long_inputs == 0   ? edgemt::LongInput::kError
+                              : o.truncate_long_inputs == 2 ? edgemt::LongInput::kSplit
+                                                            : edgemt::LongInput::kTruncate;
     auto created = edgemt::TextTranslator::Create(model->model, text_options);
     if (!created.ok()) return Report(created.status());
     std::unique_ptr<edgemt_translator> handle(new edgemt_translator);

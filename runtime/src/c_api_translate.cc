@@ -2,8 +2,45 @@
 // Compiled with exceptions, as c_api.cc.
 #include "c_api_support.h"
 #include "edgemt/document.h"
+#include "edgemt/html.h"
 
 using namespace edgemt_c;
+
+namespace {
+
+// edgemt_translate_document and edgemt_translate_html.
+edgemt_status TranslatePage(edgemt_translator* translator, const char* text, size_t text_length,
+                            const edgemt_decode_options* options, char* output, size_t capacity, size_t* length,
+                            size_t* failed, bool html) {
+  return Guard([&] {
+    if (length == nullptr) return Null("length");
+    *length = 0;
+    if (failed != nullptr) *failed = 0;
+    if (!Is(translator, HandleTag::kTranslator)) return NotA("translator", "a translator");
+    if (text == nullptr && text_length > 0) return Null("text");
+    edgemt_decode_options o;
+    if (!ReadDecodeOptions(options, &o)) return EDGEMT_INVALID_ARGUMENT;
+    const std::string_view page(text == nullptr ? "" : text, text_length);
+    edgemt::DocumentResult result;
+    edgemt::Status status;
+    if (html) {
+      edgemt::HtmlResult translated;
+      status = edgemt::TranslateHtml(*translator->translator, page, DecodeOf(o), &translated);
+      result.text = std::move(translated.html);
+      result.failed = translated.failed;
+      result.first_failure = translated.first_failure;
+    } else {
+      status = edgemt::TranslateDocument(*translator->translator, page, DecodeOf(o), &result);
+    }
+    if (!status.ok()) return Report(status);
+    if (failed != nullptr) *failed = result.failed;
+    const edgemt_status copied = CopyOut(result.text, output, capacity, length);
+    if (copied == EDGEMT_OK && result.failed > 0) Report(result.first_failure);  // for edgemt_last_error
+    return copied;
+  });
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -28,26 +65,17 @@ edgemt_status edgemt_translate_text(edgemt_translator* translator, const char* t
   });
 }
 
+
 edgemt_status edgemt_translate_document(edgemt_translator* translator, const char* text, size_t text_length,
                                         const edgemt_decode_options* options, char* output, size_t capacity,
                                         size_t* length, size_t* failed) {
-  return Guard([&] {
-    if (length == nullptr) return Null("length");
-    *length = 0;
-    if (failed != nullptr) *failed = 0;
-    if (!Is(translator, HandleTag::kTranslator)) return NotA("translator", "a translator");
-    if (text == nullptr && text_length > 0) return Null("text");
-    edgemt_decode_options o;
-    if (!ReadDecodeOptions(options, &o)) return EDGEMT_INVALID_ARGUMENT;
-    edgemt::DocumentResult result;
-    const edgemt::Status status = edgemt::TranslateDocument(
-        *translator->translator, std::string_view(text == nullptr ? "" : text, text_length), DecodeOf(o), &result);
-    if (!status.ok()) return Report(status);
-    if (failed != nullptr) *failed = result.failed;
-    const edgemt_status copied = CopyOut(result.text, output, capacity, length);
-    if (copied == EDGEMT_OK && result.failed > 0) Report(result.first_failure);  // for edgemt_last_error
-    return copied;
-  });
+  return TranslatePage(translator, text, text_length, options, output, capacity, length, failed, false);
+}
+
+edgemt_status edgemt_translate_html(edgemt_translator* translator, const char* html, size_t html_length,
+                                    const edgemt_decode_options* options, char* output, size_t capacity,
+                                    size_t* length, size_t* failed) {
+  return TranslatePage(translator, html, html_length, options, output, capacity, length, failed, true);
 }
 
 edgemt_status edgemt_translate_batch(edgemt_translator* translator, const char* const* texts, size_t count,

@@ -23,7 +23,7 @@ Status TranslateDocument(TextTranslator& translator, std::string_view document, 
     const Status status =
         translator.TranslateTextsCached(sentences.data(), sentences.size(), decode, &translations,
                                         /*return_scores=*/false, /*target_prefixes=*/nullptr,
-                                        translator.document_cache());
+                                        translator.document_cache(), /*document=*/true);
     if (!status.ok()) return status;
   }
   result->sentences = sentences.size();

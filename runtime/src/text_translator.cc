@@ -7,11 +7,57 @@
 #include <utility>
 
 #include "streaming_text.h"
+#include "long_text.h"
+#include "sentence_splitter.h"
 #include "text_translator_impl.h"
 #include "word_level.h"
 
 namespace edgemt {
 namespace {
+
+size_t CountWords(std::string_view text) {
+  size_t words = 0;
+  for (size_t i = SkipSpaces(text, 0); i < text.size(); i = SkipSpaces(text, i)) {
+    ++words;
+    size_t length = 0;
+    while (i < text.size() && !IsUnicodeSpace(DecodeUtf8(text, i, &length))) i += length;
+  }
+  return words;
+}
+
+// A split source's result from its parts' (results[first..first + count),
+// whose source texts have part_words[first..] words): each hypothesis's
+// texts joined with a space, its ids and log-probabilities one after the
+// other, its score their sum, its word alignments moved to the joined
+// words (token-level alignments, positions in a part's ids, are left out);
+// the first failed part's status.
+void JoinParts(const std::vector<TextResult>& results, size_t first, size_t count,
+               const std::vector<size_t>& part_words, TextResult* out) {
+  out->hypotheses.clear();
+  size_t source_words = 0;
+  for (size_t p = first; p < first + count; ++p) {
+    const TextResult& part = results[p];
+    if (!part.status.ok()) {
+      out->status = part.status;
+      out->hypotheses.clear();
+      return;
+    }
+    if (out->hypotheses.empty()) out->hypotheses.resize(part.hypotheses.size());
+    for (size_t k = 0; k < part.hypotheses.size() && k < out->hypotheses.size(); ++k) {
+      TextHypothesis& h = out->hypotheses[k];
+      const TextHypothesis& piece = part.hypotheses[k];
+      const int32_t target_words = static_cast<int32_t>(CountWords(h.text));
+      for (const auto& link : piece.word_alignments)
+        h.word_alignments.emplace_back(link.first + static_cast<int32_t>(source_words), link.second + target_words);
+      if (!piece.text.empty()) h.text += (h.text.empty() ? "" : " ") + piece.text;
+      h.ids.insert(h.ids.end(), piece.ids.begin(), piece.ids.end());
+      h.token_log_probs.insert(h.token_log_probs.end(), piece.token_log_probs.begin(), piece.token_log_probs.end());
+      h.score += piece.score;
+      h.ended_with_eos = piece.ended_with_eos;
+    }
+    source_words += part_words[p];
+  }
+}
 
 // A cache of `bytes` (null for 0).
 std::unique_ptr<TranslationCache> MakeCache(size_t bytes) {
@@ -156,6 +202,26 @@ void TextTranslator::Impl::TranslatePrepared(std::vector<std::vector<int32_t>>& 
   }
 }
 
+Status TextTranslator::Impl::SplitLong(std::string_view text, size_t length,
+                                       std::vector<std::vector<int32_t>>* sources, std::vector<size_t>* part_words,
+                                       std::string* warning) const {
+  const size_t limit = static_cast<size_t>(translator->options().max_source_length);
+  std::vector<int32_t> ids;
+  std::string unused;
+  auto length_of = [&](std::string_view part) {
+    return IdsOfText(part, &ids, &unused, /*limit=*/false).ok() ? ids.size() : limit + 1;
+  };
+  const std::vector<std::string> parts = SplitLongText(text, limit, length_of);
+  for (const std::string& part : parts) {
+    sources->emplace_back();
+    part_words->push_back(CountWords(part));  // both grow together, whatever follows
+    EDGEMT_RETURN_IF_ERROR(IdsOfText(part, &sources->back(), &unused));  // a lone character may still be cut
+  }
+  *warning = "the source has " + std::to_string(length) + " tokens, more than the limit of " +
+             std::to_string(limit) + ": translated in " + std::to_string(parts.size()) + " parts";
+  return Status::Ok();
+}
+
 TextTranslator::TextTranslator(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 TextTranslator::~TextTranslator() = default;
 
@@ -195,23 +261,40 @@ Status TextTranslator::TranslateTexts(const std::string* texts, size_t count, co
 
 Status TextTranslator::TranslateTextsCached(const std::string* texts, size_t count, const DecodeOptions& decode,
                                             std::vector<TextResult>* results, bool return_scores,
-                                            const std::string* target_prefixes, TranslationCache* cache) {
+                                            const std::string* target_prefixes, TranslationCache* cache,
+                                            bool document) {
   std::lock_guard<std::mutex> lock(impl_->busy);
   results->assign(count, TextResult());
   Status status = CheckCall(*impl_->translator, decode);
   if (status.ok()) status = impl_->tokenizer_status;
   if (status.ok() && texts == nullptr && count > 0) status = Status(StatusCode::kInvalidArgument, "texts is null");
   if (!status.ok()) return FailAll(status, results);
+  const LongInput long_input = impl_->options.long_input;
+  const bool split = target_prefixes == nullptr &&
+                     (long_input == LongInput::kSplit || (document && long_input != LongInput::kError));
+  const size_t limit = static_cast<size_t>(impl_->translator->options().max_source_length);
   std::vector<std::vector<int32_t>> sources(count);
   std::vector<std::vector<int32_t>> prefixes(target_prefixes != nullptr ? count : 0);
+  std::vector<std::pair<size_t, size_t>> parts(count);  // a split source's parts: first index in sources, count
+  std::vector<size_t> part_words(count, 0);             // per source, the words of its text (a part's)
   for (size_t i = 0; i < count; ++i) {
     TextResult& r = (*results)[i];
     if (target_prefixes != nullptr) r.status = impl_->target_tokenizer->Encode(target_prefixes[i], &prefixes[i]);
     if (IsBlank(texts[i]) || !r.status.ok()) continue;
-    r.status = impl_->IdsOfText(texts[i], &sources[i], &r.warning);
+    r.status = impl_->IdsOfText(texts[i], &sources[i], &r.warning, /*limit=*/!split);
+    if (!split || !r.status.ok() || sources[i].size() <= limit) continue;
+    parts[i].first = sources.size();
+    r.status = impl_->SplitLong(texts[i], sources[i].size(), &sources, &part_words, &r.warning);
+    parts[i].second = sources.size() - parts[i].first;
+    sources[i].clear();  // translated as its parts
   }
+  results->resize(sources.size());
   impl_->TranslatePrepared(sources, target_prefixes != nullptr ? &prefixes : nullptr, decode, return_scores, results,
                            cache);
+  for (size_t i = 0; i < count; ++i) {
+    if (parts[i].second > 0) JoinParts(*results, parts[i].first, parts[i].second, part_words, &(*results)[i]);
+  }
+  results->resize(count);
   return Status::Ok();
 }
 

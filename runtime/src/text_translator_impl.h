@@ -96,12 +96,19 @@ struct TextTranslator::Impl {
     return Status::Ok();
   }
 
-  Status IdsOfText(const std::string& text, std::vector<int32_t>* ids, std::string* warning) const {
+  // `limit`: apply the length limit (else the caller splits a long source).
+  Status IdsOfText(std::string_view text, std::vector<int32_t>* ids, std::string* warning, bool limit = true) const {
     EDGEMT_RETURN_IF_ERROR(source_tokenizer->Encode(text, ids));
     if (ids->empty()) return Status::Ok();  // nothing the tokenizer keeps: a blank source
     FrameSource(model->config(), ids);
-    return Limit(ids, warning);
+    return limit ? Limit(ids, warning) : Status::Ok();
   }
+
+  // A text whose `ids` pass the length limit, split into parts that fit
+  // (long_text.h), appended to `sources` as their ids, with a warning.
+  // part_words gets each part's number of words (what spaces separate).
+  Status SplitLong(std::string_view text, size_t length, std::vector<std::vector<int32_t>>* sources,
+                   std::vector<size_t>* part_words, std::string* warning) const;
 
   Status CheckIds(std::vector<int32_t>* ids, std::string* warning) const {
     const int vocab = model->config().source_vocab_size;

@@ -256,6 +256,14 @@ static void test_translators(void) {
     CHECK_STATUS(edgemt_translate_document(translator, NULL, 3, NULL, document_out, sizeof document_out, &length,
                                            NULL),
                  EDGEMT_INVALID_ARGUMENT, "text is NULL");
+    /* HTML: the tags and the script stay, the text is the sentences' translations. */
+    const char* page = "<p class=\"x\">A man rides a bike.  Two dogs run!</p><script>a<b</script>";
+    snprintf(expected, sizeof expected, "<p class=\"x\">%s  %s</p><script>a<b</script>", first, second);
+    CHECK_STATUS(edgemt_translate_html(translator, page, strlen(page), NULL, document_out, sizeof document_out,
+                                       &length, &failed),
+                 EDGEMT_OK, "");
+    CHECK(strcmp(document_out, expected) == 0);
+    CHECK(failed == 0);
   }
   edgemt_decode_options decode;
   edgemt_decode_options_init(&decode);

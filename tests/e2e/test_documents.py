@@ -119,6 +119,29 @@ class Documents(unittest.TestCase):
         self.assertEqual(cached, plain)
         self.assertEqual(len(cached.split("\n")), len(text.split("\n")))
 
+    def test_a_long_sentence_is_split_and_translated_whole(self):
+        # Three short dev sentences made one with semicolons: too long for 24 positions, each part fits.
+        # Each part fits in 24 positions, no two together do.
+        short = [s.rstrip(".") for s in self.en if 11 <= len(s.split()) <= 12][:3]
+        parts = [short[0] + ";", short[1] + ";", short[2] + "."]
+        long = " ".join(parts)
+        limit = ["--max-source-length", "24"]
+        alone = self.translate("".join(p + "\n" for p in parts)).split("\n")[:-1]
+        for args in (["--document"], ["--long-input", "split"]):
+            result = run(emulated("edgemt-translate") + ["--model", EXAMPLE_INT8] + limit + args,
+                         stdin="  %s\n" % long if args[0] == "--document" else long + "\n")
+            expected = " ".join(alone)
+            self.assertEqual(result.stdout, ("  %s\n" if args[0] == "--document" else "%s\n") % expected, args)
+            if args[0] != "--document":  # (documents report failures only)
+                self.assertIn("translated in 3 parts", result.stderr)
+            self.assertNotIn("translating its first", result.stderr)
+        # Truncation stays the line mode's default; --long-input error still refuses in documents.
+        truncated = run(emulated("edgemt-translate") + ["--model", EXAMPLE_INT8] + limit, stdin=long + "\n")
+        self.assertIn("translating its first 24", truncated.stderr)
+        refused = run(emulated("edgemt-translate") + ["--model", EXAMPLE_INT8, "--document", "--long-input", "error"] +
+                      limit, stdin=long + "\n")
+        self.assertEqual(refused.stdout, long + "\n")
+
     def test_a_failed_sentence_keeps_its_source(self):
         long = "Dog " + " ".join(["dog"] * 40) + "."
         document = "A man sleeps.  %s Two dogs run.\n\nA child eats.\n" % long

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Fuzzes the model loader and then the packed-cache loader for a bounded
+# Fuzzes the model loader, the packed-cache loader and the document and
+# HTML layouts (fuzz_text_layout) for a bounded
 # time and fails if libFuzzer finds anything (a crash, a sanitizer report, a
 # timeout, a broken promise).
 #
-#   tests/fuzz/run.sh                 # 60 s + 20 s
-#   FUZZ_SECONDS=600 FUZZ_CACHE_SECONDS=120 tests/fuzz/run.sh
+#   tests/fuzz/run.sh                 # 60 s + 20 s + 20 s
+#   FUZZ_SECONDS=600 FUZZ_CACHE_SECONDS=120 FUZZ_TEXT_SECONDS=600 tests/fuzz/run.sh
 #
 # Builds build-fuzz/ with clang-14 and -fsanitize=fuzzer-no-link,address,undefined
 # for all of EdgeMT's code, writes the seed corpus (small valid float32,
@@ -19,6 +20,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="$root/build-fuzz"
 seconds="${FUZZ_SECONDS:-60}"
 cache_seconds="${FUZZ_CACHE_SECONDS:-20}"
+text_seconds="${FUZZ_TEXT_SECONDS:-20}"
 
 for tool in clang-14 clang++-14; do
   command -v "$tool" >/dev/null || { echo "tests/fuzz/run.sh: $tool is missing (tools/install-deps.sh)" >&2; exit 1; }
@@ -32,7 +34,7 @@ CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWi
   -DEDGEMT_FUZZ=ON -DEDGEMT_BUILD_EXAMPLES=OFF \
   "-DCMAKE_C_FLAGS=$flags" "-DCMAKE_CXX_FLAGS=$flags" >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
-cmake --build "$build" -j "$(nproc)" --target fuzz_model_loader fuzz_packed_cache edgemt-fuzz-seeds
+cmake --build "$build" -j "$(nproc)" --target fuzz_model_loader fuzz_packed_cache fuzz_text_layout edgemt-fuzz-seeds
 
 mkdir -p "$build/corpus" "$build/seeds" "$build/artifacts"
 "$build/bin/edgemt-fuzz-seeds" "$build/seeds"
@@ -61,4 +63,7 @@ fuzz fuzz_model_loader "$seconds" "$build/corpus" "$build/seeds" "$root/tests/fu
 # odd-first-byte inputs edit it.
 mkdir -p "$build/corpus-packed-cache"
 fuzz fuzz_packed_cache "$cache_seconds" "$build/corpus-packed-cache"
-echo "tests/fuzz/run.sh: no findings in ${seconds} s + ${cache_seconds} s"
+# Documents and HTML: seeds of tags, references and sentences in tests/fuzz/text-seeds.
+mkdir -p "$build/corpus-text-layout"
+fuzz fuzz_text_layout "$text_seconds" "$build/corpus-text-layout" "$root/tests/fuzz/text-seeds"
+echo "tests/fuzz/run.sh: no findings in ${seconds} s + ${cache_seconds} s + ${text_seconds} s"

@@ -116,6 +116,10 @@ class PythonApi(unittest.TestCase):
             self.t.translate_document(b"bytes")
         with self.assertRaises(TypeError):
             self.t.translate_document("a", target_prefix=["x"])
+        # HTML: block text translated, markup and script as they were.
+        page = '<ul><li>A man rides a bike.</li><li data-x="1">Two dogs run!<!-- c --></li></ul><script>x<y</script>'
+        self.assertEqual(self.t.translate_document(page, html=True, **SPEAK),
+                         '<ul><li>%s</li><li data-x="1">%s<!-- c --></li></ul><script>x<y</script>' % tuple(alone))
 
     def test_translation_caches(self):
         # The document cache is on by default and gives exactly the same text again.
@@ -259,7 +263,7 @@ class PythonApi(unittest.TestCase):
                                  (dict(threads=-1), "num_threads must be"),
                                  (dict(max_source_length=25), "max_source_length must be 1..24"),
                                  (dict(max_target_length=25), "max_target_length must be 1..24"),
-                                 (dict(long_input="drop"), "long_input is 'truncate' or 'error'"),
+                                 (dict(long_input="drop"), "long_input is 'truncate', 'error' or 'split'"),
                                  (dict(max_batch_tokens=-1), "max_batch_tokens must not be negative")]:
             with self.subTest(options=options):
                 with self.assertRaisesRegex(ValueError, message):

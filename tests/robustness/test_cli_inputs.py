@@ -304,6 +304,29 @@ class TextInputs(CliCase):
         for warning in err.splitlines():
             self.assertRegex(warning, r"^edgemt-translate: line \d+: the source has \d+ tokens, more than the limit")
 
+    def test_hostile_documents_and_pages(self):
+        """--document and --html on what no page should hold: every input line
+        comes out, the markup unchanged, nothing refused as a whole."""
+        tags = re.compile(rb"<[^<>]*>")
+        cases = {
+            # A 1 MB paragraph without a sentence end: split where it fits, translated whole.
+            "paragraph": ("the quick brown fox " * 52429)[: 1 << 20] + "\n",
+            # 10,000 inline tags around words, and unclosed and stray ones.
+            "tags": "<p>" + " ".join("<b>a</b> <i>man" for _ in range(5000)) + "</p>\n",
+            "unclosed": "<p>a <b>man <i>the <a href='x'>dog</p> </b></b></span> two <women\n",
+            "binary": random.Random(98).randbytes(16 * 1024).replace(b"\n", b" ") + b"\n",
+        }
+        for name, data in cases.items():
+            for mode in ("--document", "--html"):
+                with self.subTest(case=name, mode=mode):
+                    data_bytes = data if isinstance(data, bytes) else data.encode("utf-8")
+                    code, lines, err = run(MODELS[self.model], data_bytes, mode, "--max-length", "8")
+                    self.assertEqual(code, 0, err[-2000:])
+                    self.assertEqual(len(lines), len(input_lines(data_bytes)))
+                    self.assertNotIn("translating its first", err)
+                    if mode == "--html" and name in ("tags", "unclosed"):
+                        self.assertEqual(tags.findall(lines[0]), tags.findall(data_bytes))
+
     def test_no_final_newline_and_crlf(self):
         code, lf, err = self.translate("a man\nthe dog\n")
         self.assertEqual((code, err), (0, ""))

@@ -92,7 +92,8 @@ typedef struct edgemt_translator_options {
   int32_t max_beam_size;         /* the widest beam_size allowed (default 1) */
   int32_t max_source_length;     /* 0: the model's positions */
   int32_t max_target_length;     /* 0: the model's positions */
-  int32_t truncate_long_inputs;  /* 1 (default): translate a long source's beginning, with a warning; 0: refuse it */
+  int32_t truncate_long_inputs;  /* 1 (default): translate a long source's beginning, with a warning; 0: refuse it;
+                                  * 2: split a long text into parts that fit (LongInput::kSplit) */
   const char* packed_cache_dir;  /* NULL: no packed-weights cache file */
   /* A batch also stops growing before its sentences x its longest source
    * would pass this many tokens (sources are sorted by length into batches);
@@ -176,6 +177,14 @@ EDGEMT_API edgemt_status edgemt_translate_text(edgemt_translator* translator, co
 EDGEMT_API edgemt_status edgemt_translate_document(edgemt_translator* translator, const char* text,
                                                    size_t text_length, const edgemt_decode_options* options,
                                                    char* output, size_t capacity, size_t* length, size_t* failed);
+
+/* The same for HTML (a page or a snippet; edgemt/html.h): the text of each
+ * block translated, inline tags put back around the translated words they
+ * surrounded, script, style, code, comments, attributes and translate="no"
+ * copied as they are. */
+EDGEMT_API edgemt_status edgemt_translate_html(edgemt_translator* translator, const char* html, size_t html_length,
+                                               const edgemt_decode_options* options, char* output, size_t capacity,
+                                               size_t* length, size_t* failed);
 
 /* Texts to results (n-best, scores, ids). A source that fails does not fail
  * the call: see edgemt_results_status. The call fails for what concerns

@@ -27,11 +27,16 @@
 namespace edgemt {
 
 struct DocumentResult;  // document.h
+struct HtmlResult;      // html.h
 class TranslationCache;
 
 // A source longer than max_source_length: its first max_source_length - 1
-// ids and </s> are translated (with a warning), or it fails.
-enum class LongInput { kTruncate, kError };
+// ids and </s> are translated (with a warning), or it fails, or (texts) it
+// is split at its best inner boundaries into parts that fit (after a
+// semicolon or colon, then a comma, then a space; runtime/src/long_text.h)
+// and translated whole: the parts' translations joined with a space, with
+// a warning. TranslateDocument splits unless kError.
+enum class LongInput { kTruncate, kError, kSplit };
 
 struct TextTranslatorOptions {
   TranslatorOptions translator;
@@ -149,14 +154,17 @@ class TextTranslator {
   TranslationCacheStats document_cache_stats() const;
 
  private:
-  // TranslateTexts through `cache` (null: none).
+  // TranslateTexts through `cache` (null: none); `document`: long sources
+  // are split unless long_input is kError.
   Status TranslateTextsCached(const std::string* texts, size_t count, const DecodeOptions& decode,
                               std::vector<TextResult>* results, bool return_scores,
-                              const std::string* target_prefixes, TranslationCache* cache);
+                              const std::string* target_prefixes, TranslationCache* cache, bool document = false);
   TranslationCache* document_cache() const;  // null when there is none
   // Its sentences go through the document cache.
   friend Status TranslateDocument(TextTranslator& translator, std::string_view document, const DecodeOptions& decode,
                                   DocumentResult* result);
+  friend Status TranslateHtml(TextTranslator& translator, std::string_view html, const DecodeOptions& decode,
+                              HtmlResult* result);
 
   struct Impl;
   explicit TextTranslator(std::unique_ptr<Impl> impl);

@@ -9,6 +9,7 @@
 
 #include "document_layout.h"
 #include "html_layout.h"
+#include "html_placement.h"
 #include "sentence_splitter.h"
 
 namespace edgemt {
@@ -31,121 +32,32 @@ std::vector<TextSpan> Words(std::string_view text) {
   return words;
 }
 
-// One sentence of a flow, translated: where its source and its translation
-// lie, and which target words each source word aligns to.
-struct PlacedSentence {
-  TextSpan source;                         // in the flow's text
-  TextSpan target;                         // in the flow's output text
-  std::vector<TextSpan> source_words;      // in the flow's text
-  std::vector<TextSpan> target_words;      // in the flow's output text
-  std::vector<std::vector<int32_t>> links; // per source word, its target words
-};
-
-// Where an element goes in the output text: around the target words of the
-// source words it overlaps (a whole sentence it covers: its whole
-// translation), those linked only from inside it first (a word linked from
-// outside as well, such as an article shared with a neighbour, only when
-// there are no others), in each sentence their largest run (RunOf); for words without links, the first target word
-// linked from its position on (a void element: a point before it), else
-// the end of the sentence it is in.
-// The span of target words (ids into sentence.target_words, one sentence):
-// their largest run with gaps of at most one unlinked word (a stray link
-// far from the others, as attention sometimes gives, is left out).
-TextSpan RunOf(std::vector<int32_t> words, const PlacedSentence& sentence) {
-  std::sort(words.begin(), words.end());
-  words.erase(std::unique(words.begin(), words.end()), words.end());
-  size_t best_first = 0, best_count = 0;
-  for (size_t first = 0, i = 0; i < words.size(); ++i) {
-    if (i > 0 && words[i] - words[i - 1] > 2) first = i;
-    if (i - first + 1 > best_count) {
-      best_first = first;
-      best_count = i - first + 1;
-    }
-  }
-  return TextSpan{sentence.target_words[static_cast<size_t>(words[best_first])].begin,
-                  sentence.target_words[static_cast<size_t>(words[best_first + best_count - 1])].end};
-}
-
-TextSpan Place(const HtmlElement& element, const std::vector<PlacedSentence>& sentences, size_t output_size) {
-  auto inside = [&element](const TextSpan& word) { return word.begin < element.end && word.end > element.begin; };
-  TextSpan owned{output_size, 0}, shared{output_size, 0};
-  auto widen = [](TextSpan* span, const TextSpan& part) {
-    span->begin = std::min(span->begin, part.begin);
-    span->end = std::max(span->end, part.end);
-  };
-  for (const PlacedSentence& s : sentences) {
-    if (element.begin < element.end && element.begin <= s.source.begin && element.end >= s.source.end) {
-      widen(&owned, s.target);
-      continue;
-    }
-    std::vector<int32_t> only_inside, also_outside;
-    for (size_t w = 0; w < s.source_words.size(); ++w) {
-      if (!inside(s.source_words[w])) continue;
-      for (int32_t t : s.links[w]) {
-        bool alone = true;
-        for (size_t other = 0; other < s.source_words.size() && alone; ++other) {
-          const auto& l = s.links[other];
-          if (!inside(s.source_words[other]) && std::find(l.begin(), l.end(), t) != l.end()) alone = false;
-        }
-        (alone ? only_inside : also_outside).push_back(t);
-      }
-    }
-    if (!only_inside.empty()) widen(&owned, RunOf(only_inside, s));
-    if (!also_outside.empty()) widen(&shared, RunOf(also_outside, s));
-  }
-  if (owned.begin < owned.end) return owned;
-  if (shared.begin < shared.end) return shared;
-  // No links: the target word linked from the next source word that has
-  // one (its whole word for an element around words, a point before it for
-  // an empty one).
-  for (const PlacedSentence& s : sentences) {
-    if (s.source.end < element.begin) continue;
-    for (size_t w = 0; w < s.source_words.size(); ++w) {
-      if (s.source_words[w].begin < element.begin || s.links[w].empty()) continue;
-      const TextSpan& target = s.target_words[static_cast<size_t>(s.links[w].front())];
-      return element.begin < element.end ? target : TextSpan{target.begin, target.begin};
-    }
-    const size_t at = element.begin <= s.source.begin ? s.target.begin : s.target.end;
-    return TextSpan{at, at};
-  }
-  return TextSpan{output_size, output_size};
-}
-
-// The elements' output spans made to nest as their tags do: each inside
-// its parent's, after its previous sibling's, without spaces at its edges.
-void Nest(const std::vector<HtmlElement>& elements, const std::string& text, std::vector<TextSpan>* spans) {
-  const size_t output_size = text.size();
-  std::vector<size_t> sibling_end(elements.size() + 1, 0);  // per parent (last: the flow), where the next may start
-  std::vector<size_t> child_end(elements.size(), 0);
-  for (size_t e = 0; e < elements.size(); ++e) {
-    const int parent = elements[e].parent;
-    const TextSpan outer = parent < 0 ? TextSpan{0, output_size} : (*spans)[static_cast<size_t>(parent)];
-    size_t& after = parent < 0 ? sibling_end.back() : child_end[static_cast<size_t>(parent)];
-    after = std::max(after, outer.begin);
-    TextSpan& span = (*spans)[e];
-    span.begin = std::min(std::max(span.begin, after), outer.end);
-    span.end = std::min(std::max(span.end, span.begin), outer.end);
-    while (span.begin < span.end && text[span.begin] == ' ') ++span.begin;
-    while (span.end > span.begin && text[span.end - 1] == ' ') --span.end;
-    after = span.end;
-    child_end[e] = span.begin;
-  }
-}
-
 // The flow's output: its text with the elements' tags around their spans
-// (the spans nest: Nest), escaped.
-void Write(const HtmlFlow& flow, const std::string& text, const std::vector<TextSpan>& spans, int parent,
-           size_t from, size_t to, size_t* next, std::string* out) {
-  size_t at = from;
-  while (*next < flow.elements.size() && flow.elements[*next].parent == parent) {
-    const size_t e = (*next)++;
-    out->append(EscapeHtmlText(std::string_view(text).substr(at, spans[e].begin - at)));
+// (the spans nest: PlaceElements), escaped. A loop with a stack of the open
+// elements, not recursion: a page may nest tags without end.
+void Write(const HtmlFlow& flow, const std::string& text, const std::vector<TextSpan>& spans, std::string* out) {
+  const std::string_view all(text);
+  std::vector<size_t> open;
+  size_t at = 0;
+  auto text_to = [&](size_t to) {
+    out->append(EscapeHtmlText(all.substr(at, to - at)));
+    at = to;
+  };
+  auto close_until = [&](int parent) {
+    while (!open.empty() && static_cast<int>(open.back()) != parent) {
+      text_to(spans[open.back()].end);
+      out->append(flow.elements[open.back()].close);
+      open.pop_back();
+    }
+  };
+  for (size_t e = 0; e < flow.elements.size(); ++e) {
+    close_until(flow.elements[e].parent);
+    text_to(spans[e].begin);
     out->append(flow.elements[e].open);
-    Write(flow, text, spans, static_cast<int>(e), spans[e].begin, spans[e].end, next, out);
-    out->append(flow.elements[e].close);
-    at = spans[e].end;
+    open.push_back(e);
   }
-  out->append(EscapeHtmlText(std::string_view(text).substr(at, to - at)));
+  close_until(-1);
+  text_to(text.size());
 }
 
 }  // namespace
@@ -223,11 +135,8 @@ Status TranslateHtml(TextTranslator& translator, std::string_view html, const De
       }
       placed.push_back(std::move(s));
     }
-    std::vector<TextSpan> spans;
-    for (const HtmlElement& element : flow.elements) spans.push_back(Place(element, placed, text.size()));
-    Nest(flow.elements, text, &spans);
-    size_t next_element = 0;
-    Write(flow, text, spans, -1, 0, text.size(), &next_element, &result->html);
+    for (PlacedSentence& s : placed) s.Index();
+    Write(flow, text, PlaceElements(flow, placed, text), &result->html);
   }
   return Status::Ok();
 }

@@ -42,11 +42,16 @@ std::string_view Trim(std::string_view s) {
   return s;
 }
 
-void Split(std::string_view text, size_t limit, const std::function<size_t(std::string_view)>& length,
-           std::vector<std::string>* parts) {
+// `per_byte`: the whole text's length per byte. A part whose estimate
+// (its bytes x per_byte) is over twice the limit is cut without measuring:
+// only parts near the limit are tokenized, so a 1 MB sentence costs a few
+// passes of the tokenizer, not one per level of cutting.
+void Split(std::string_view text, size_t limit, double per_byte,
+           const std::function<size_t(std::string_view)>& length, std::vector<std::string>* parts) {
   text = Trim(text);
   if (text.empty()) return;
-  if (length(text) <= limit) {
+  const bool surely_long = static_cast<double>(text.size()) * per_byte > 2.0 * static_cast<double>(limit);
+  if (!surely_long && length(text) <= limit) {
     parts->emplace_back(text);
     return;
   }
@@ -55,8 +60,8 @@ void Split(std::string_view text, size_t limit, const std::function<size_t(std::
     parts->emplace_back(text);
     return;
   }
-  Split(text.substr(0, at), limit, length, parts);
-  Split(text.substr(at), limit, length, parts);
+  Split(text.substr(0, at), limit, per_byte, length, parts);
+  Split(text.substr(at), limit, per_byte, length, parts);
 }
 
 }  // namespace
@@ -64,7 +69,14 @@ void Split(std::string_view text, size_t limit, const std::function<size_t(std::
 std::vector<std::string> SplitLongText(std::string_view text, size_t limit,
                                        const std::function<size_t(std::string_view)>& length) {
   std::vector<std::string> parts;
-  Split(text, limit, length, &parts);
+  const std::string_view trimmed = Trim(text);
+  if (trimmed.empty()) return parts;
+  const size_t whole = length(trimmed);
+  if (whole <= limit) {
+    parts.emplace_back(trimmed);
+    return parts;
+  }
+  Split(trimmed, limit, static_cast<double>(whole) / static_cast<double>(trimmed.size()), length, &parts);
   return parts;
 }
 

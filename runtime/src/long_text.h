@@ -3,7 +3,9 @@
 // truncated (LongInput::kSplit): after a semicolon or colon first, then
 // after a comma, then at a space, each time the one nearest the middle;
 // a part with no space left is cut between characters. The parts, joined
-// with one space, are the text without the whitespace at the cuts.
+// with one space, are the text without the whitespace at the cuts. A part
+// far over the limit (by the whole text's tokens per byte) is cut without
+// being measured, so it may be cut where a measure would not have.
 #pragma once
 
 #include <cstddef>

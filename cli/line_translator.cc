@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
+#include <iostream>
 
 #include "edgemt/document.h"
 #include "edgemt/html.h"
@@ -61,7 +62,7 @@ bool Report(const TextResult& result, size_t line_number) {
 // its own beam size, length limit and length penalty, when it states them.
 Result<Options> WithModelDefaults(Options options, const ModelConfig& config) {
   if (options.beam_size == 0) {
-    const bool greedy_only = options.sampling_topk != 1 || options.stream;
+    const bool greedy_only = options.sampling_topk != 1 || (options.stream && !options.document);
     options.beam_size = ModelDecodeDefaults(config, INT_MAX, greedy_only).beam_size;
     if (options.n_best > options.beam_size && !options.alternatives)
       return Status(StatusCode::kInvalidArgument, "--n-best " + std::to_string(options.n_best) +
@@ -278,6 +279,23 @@ void LineTranslator::StreamLine(const std::string& line, size_t line_number) {
   Report(result, line_number);
   std::fputc('\n', stdout);
   std::fflush(stdout);
+}
+
+void LineTranslator::StreamDocument(const std::string& document, size_t first_line) {
+  DocumentResult result;
+  const Status status = edgemt::TranslateDocumentStreaming(*translator_, document, Decoding(), [](std::string_view piece) {
+    std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size()));
+    std::cout.flush();
+    return true;
+  }, &result);
+  if (!status.ok()) {
+    Warn(first_line, "the document starting here is not translated: " + status.message());
+    std::cout << document;  // nothing is lost: the source stands in
+  } else if (result.failed > 0) {
+    Warn(first_line, "in the document starting here, " + std::to_string(result.failed) + " of " +
+                         std::to_string(result.sentences) + " sentences are not translated (their source stands " +
+                         "in): " + result.first_failure.message());
+  }
 }
 
 std::string LineTranslator::TranslateDocument(const std::string& document, size_t first_line) {

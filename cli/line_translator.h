@@ -32,6 +32,8 @@ class LineTranslator {
   // sentence by sentence, with its own whitespace and lines; a sentence that
   // fails keeps its source text and gets a message. `first_line` as above.
   std::string TranslateDocument(const std::string& document, size_t first_line);
+  // The same, written to standard output sentence by sentence as they are translated.
+  void StreamDocument(const std::string& document, size_t first_line);
 
  private:
   LineTranslator() = default;

@@ -42,13 +42,13 @@ int main(int argc, char** argv) {
   // A person typing gets each line's translation as soon as it is typed.
   const bool interactive = isatty(STDIN_FILENO) != 0;
   if (options.batch_size == 0)
-    options.batch_size = interactive || options.stream ? 1 : edgemt::cli::kDefaultBatchSize;
+    options.batch_size = interactive || (options.stream && !options.document) ? 1 : edgemt::cli::kDefaultBatchSize;
   auto translator = edgemt::cli::LineTranslator::Create(options);
   if (!translator.ok()) {
     std::fprintf(stderr, "edgemt-translate: %s\n", translator.status().ToString().c_str());
     return 1;
   }
-  if (options.stream) {
+  if (options.stream && !options.document) {
     // Line at a time: each line's pieces go out as the decoder produces them.
     size_t line_number = 1;
     for (std::string line; std::getline(std::cin, line); ++line_number) {
@@ -76,7 +76,10 @@ int main(int argc, char** argv) {
         document.append(line).push_back('\n');
         if (interactive && !InputWaiting()) break;
       }
-      if (!document.empty()) std::cout << translator.value()->TranslateDocument(document, first);
+      if (!document.empty() && options.stream)
+        translator.value()->StreamDocument(document, first);
+      else if (!document.empty())
+        std::cout << translator.value()->TranslateDocument(document, first);
       if (blank) std::cout << line << '\n';
       std::cout.flush();
     }

@@ -89,7 +89,8 @@ const char* Usage() {
          "                          back around the translated words (word alignments), script,\n"
          "                          style, code and translate=\"no\" kept as they are\n"
          "  --stream                write each translation piece by piece as it is produced\n"
-         "                          (greedy or sampling, text in and out; one line at a time)\n"
+         "                          (greedy or sampling, text in and out; one line at a time);\n"
+         "                          with --document, each document sentence by sentence\n"
          "  --input-ids             input lines are space-separated source ids, </s> included\n"
          "  --output-ids            write output ids (without <s> and </s>) instead of text\n"
          "  --version               EdgeMT's version and the model formats it reads\n"
@@ -233,7 +234,7 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
     *error = "sampling (--sampling-topk other than 1) needs --beam-size 1";
     return false;
   }
-  if (options->stream && (options->beam_size > 1 || options->n_best > 0 || options->scores ||
+  if (options->stream && !options->document && (options->beam_size > 1 || options->n_best > 0 || options->scores ||
                           options->input_ids || options->output_ids || options->alignments || options->confidence)) {
     *error = "--stream is for text in and text out with --beam-size 1, without --n-best, --scores, --alignments "
              "or --confidence";
@@ -243,10 +244,14 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
     *error = "--stream does not take --target-prefix or --score";
     return false;
   }
-  if (options->document && (options->stream || options->n_best > 0 || options->scores || options->input_ids ||
+  if (options->html && options->stream) {
+    *error = "--html does not stream (--document --stream does)";
+    return false;
+  }
+  if (options->document && (options->n_best > 0 || options->scores || options->input_ids ||
                             options->output_ids || !options->target_prefix_path.empty() ||
                             !options->score_path.empty() || options->alignments || options->confidence)) {
-    *error = "--document is for text in and text out, without --stream, --n-best, --scores, --target-prefix, "
+    *error = "--document is for text in and text out, without --n-best, --scores, --target-prefix, "
              "--score, --alignments or --confidence";
     return false;
   }

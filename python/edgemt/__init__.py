@@ -263,8 +263,18 @@ class Translator(_Translator):
             raise TypeError("text is %s, not str" % type(text).__name__)
         return self._pieces(text, self._decoding(options, greedy_only=True))
 
-    def _pieces(self, text, decode):
-        stream = self._start_stream(text, decode)
+    def translate_document_stream(self, text, **options):
+        """Returns a generator of translate_document(text)'s output, sentence by
+        sentence as they are translated (in document order, max_batch_size at
+        a time): kept whitespace, translations, failed sentences' sources. The
+        pieces add up to exactly translate_document(text). Runs on a worker
+        thread as translate_stream does."""
+        if not isinstance(text, str):
+            raise TypeError("text is %s, not str" % type(text).__name__)
+        return self._pieces(text, self._decoding(options), self._start_document_stream)
+
+    def _pieces(self, text, decode, start=None):
+        stream = (start or self._start_stream)(text, decode)
         try:
             while True:
                 piece = stream.next()

@@ -128,6 +128,8 @@ class Translator:
                          repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False,
                          return_alignments: bool = False, alignment_layer: int = -1) -> Iterator[str]:
         """The translation of one text, piece by piece as the decoder produces it; closing stops decoding."""
+    def translate_document_stream(self, text: str, **options: object) -> Iterator[str]:
+        """translate_document's output, sentence by sentence as it is translated."""
     def translate_document(self, text: str, html: bool = False, *, beam_size: int = ..., length_penalty: float = 1.0,
                            max_length: int = ..., min_length: int = 0,
                            sampling_topk: int = 1, sampling_topp: float = 1.0, sampling_temperature: float = 1.0,

@@ -192,6 +192,8 @@ PYBIND11_MODULE(_edgemt, m) {
       .def("_translate_document", &Translator::TranslateDocument, py::arg("text"), py::arg("decode"),
            py::arg("html"))
       .def("_start_stream", &Translator::StartStream, py::arg("text"), py::arg("decode"), py::keep_alive<0, 1>())
+      .def("_start_document_stream", &Translator::StartDocumentStream, py::arg("text"), py::arg("decode"),
+           py::keep_alive<0, 1>())
       .def_property_readonly(
           "has_tokenizer", [](const Translator& t) { return t.text_translator().has_tokenizer(); },
           "Whether the model carries a tokenizer (texts in and out need one; ids do not).")

@@ -152,4 +152,12 @@ std::unique_ptr<PieceStream> Translator::StartStream(std::string text, const edg
       });
 }
 
+std::unique_ptr<PieceStream> Translator::StartDocumentStream(std::string text, const edgemt::DecodeOptions& decode) {
+  return std::make_unique<PieceStream>(
+      [this, text = std::move(text), decode](const edgemt::PieceCallback& on_piece) {
+        edgemt::DocumentResult result;  // its text is the pieces' concatenation, which the consumer has
+        return edgemt::TranslateDocumentStreaming(*translator_, text, decode, on_piece, &result);
+      });
+}
+
 }  // namespace edgemt_python

@@ -66,6 +66,8 @@ class Translator {
   // Starts translating text on a worker thread; its pieces come out of the
   // stream. The stream refers to this translator, which must outlive it.
   std::unique_ptr<PieceStream> StartStream(std::string text, const edgemt::DecodeOptions& decode);
+  // A document's translation sentence by sentence (TranslateDocumentStreaming).
+  std::unique_ptr<PieceStream> StartDocumentStream(std::string text, const edgemt::DecodeOptions& decode);
 
   const edgemt::TextTranslator& text_translator() const { return *translator_; }
 

@@ -196,6 +196,25 @@ edgemt_status edgemt_translate_stream(edgemt_translator* translator, const char*
   });
 }
 
+edgemt_status edgemt_translate_document_stream(edgemt_translator* translator, const char* text, size_t text_length,
+                                               const edgemt_decode_options* options, edgemt_piece_callback on_piece,
+                                               void* user_data) {
+  return Guard([&] {
+    if (!Is(translator, HandleTag::kTranslator)) return NotA("translator", "a translator");
+    if (text == nullptr && text_length > 0) return Null("text");
+    if (on_piece == nullptr) return Null("on_piece");
+    edgemt_decode_options o;
+    if (!ReadDecodeOptions(options, &o)) return EDGEMT_INVALID_ARGUMENT;
+    edgemt::DocumentResult result;
+    const edgemt::Status status = edgemt::TranslateDocumentStreaming(
+        *translator->translator, std::string_view(text == nullptr ? "" : text, text_length), DecodeOf(o),
+        [&](std::string_view piece) { return on_piece(piece.data(), piece.size(), user_data) != 0; }, &result);
+    if (!status.ok()) return Report(status);
+    if (result.failed > 0) Report(result.first_failure);  // for edgemt_last_error
+    return EDGEMT_OK;
+  });
+}
+
 size_t edgemt_results_count(const edgemt_results* results) {
   return Is(results, HandleTag::kResults) ? results->results.size() : 0;
 }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "document_access.h"
 #include "document_layout.h"
 #include "html_layout.h"
 #include "html_placement.h"
@@ -83,10 +84,8 @@ Status TranslateHtml(TextTranslator& translator, std::string_view html, const De
   if (!sentences.empty()) {
     DecodeOptions aligned = decode;
     aligned.return_alignments = true;
-    EDGEMT_RETURN_IF_ERROR(translator.TranslateTextsCached(sentences.data(), sentences.size(), aligned,
-                                                           &translations, /*return_scores=*/false,
-                                                           /*target_prefixes=*/nullptr, translator.document_cache(),
-                                                           /*document=*/true));
+    EDGEMT_RETURN_IF_ERROR(
+        DocumentAccess::TranslateSentences(translator, sentences.data(), sentences.size(), aligned, &translations));
   }
   result->sentences = sentences.size();
   size_t next_sentence = 0;

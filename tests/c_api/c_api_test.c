@@ -256,6 +256,15 @@ static void test_translators(void) {
     CHECK_STATUS(edgemt_translate_document(translator, NULL, 3, NULL, document_out, sizeof document_out, &length,
                                            NULL),
                  EDGEMT_INVALID_ARGUMENT, "text is NULL");
+    /* Streamed sentence by sentence: the same text. */
+    int go_on = 0;
+    streamed[0] = '\0';
+    pieces_seen = 0;
+    CHECK_STATUS(edgemt_translate_document_stream(translator, document, strlen(document), NULL, collect, &go_on),
+                 EDGEMT_OK, "");
+    CHECK(strcmp(streamed, expected) == 0 && pieces_seen >= 2);
+    CHECK_STATUS(edgemt_translate_document_stream(translator, document, strlen(document), NULL, NULL, NULL),
+                 EDGEMT_INVALID_ARGUMENT, "on_piece is NULL");
     /* HTML: the tags and the script stay, the text is the sentences' translations. */
     const char* page = "<p class=\"x\">A man rides a bike.  Two dogs run!</p><script>a<b</script>";
     snprintf(expected, sizeof expected, "<p class=\"x\">%s  %s</p><script>a<b</script>", first, second);

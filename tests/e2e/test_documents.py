@@ -110,6 +110,11 @@ class Documents(unittest.TestCase):
               file=sys.stderr)
         self.assertGreater(bleu["split"], bleu["whole"])
 
+    def test_streamed_documents_are_the_documents(self):
+        text = "".join(p + "\n" for p in self.paragraphs[:60]) + "\n" + "".join(p + "\n" for p in self.paragraphs[60:90])
+        self.assertEqual(self.translate(text, "--document", "--stream", "--batch-size", "4"),
+                         self.translate(text, "--document"))
+
     def test_the_cache_changes_no_output(self):
         # Documents that repeat sentences, through the default document cache and without one.
         documents = "".join(p + "\n" for p in self.paragraphs[:40]) + "\n"
@@ -150,7 +155,7 @@ class Documents(unittest.TestCase):
         alone = self.translate("A man sleeps.\nTwo dogs run.\nA child eats.\n").split("\n")
         self.assertEqual(result.stdout, "%s  %s %s\n\n%s\n" % (alone[0], long, alone[1], alone[2]))
         self.assertIn("1 of 3 sentences are not translated", result.stderr)
-        for extra in (["--n-best", "2"], ["--stream"], ["--output-ids"], ["--scores"]):
+        for extra in (["--n-best", "2"], ["--output-ids"], ["--scores"]):
             refused = run(emulated("edgemt-translate") + ["--model", EXAMPLE_INT8, "--document"] + extra,
                           stdin="a\n", check=False)
             self.assertEqual(refused.returncode, 2, extra)

@@ -116,6 +116,10 @@ class PythonApi(unittest.TestCase):
             self.t.translate_document(b"bytes")
         with self.assertRaises(TypeError):
             self.t.translate_document("a", target_prefix=["x"])
+        # Sentence by sentence: the same text.
+        pieces = list(self.t.translate_document_stream(document, **SPEAK))
+        self.assertEqual("".join(pieces), self.t.translate_document(document, **SPEAK))
+        self.assertGreaterEqual(len(pieces), 3)
         # HTML: block text translated, markup and script as they were.
         page = '<ul><li>A man rides a bike.</li><li data-x="1">Two dogs run!<!-- c --></li></ul><script>x<y</script>'
         self.assertEqual(self.t.translate_document(page, html=True, **SPEAK),

@@ -38,4 +38,12 @@ struct DocumentResult {
 Status TranslateDocument(TextTranslator& translator, std::string_view document, const DecodeOptions& decode,
                          DocumentResult* result);
 
+// The same, sentence by sentence: the sentences are translated in document
+// order, max_batch_size at a time, and on_piece gets the output as it is
+// ready (kept text, translations, failed sentences' sources), in order;
+// the pieces add up to exactly TranslateDocument's text (result->text has
+// them too). When on_piece returns false, translation stops there.
+Status TranslateDocumentStreaming(TextTranslator& translator, std::string_view document, const DecodeOptions& decode,
+                                  const PieceCallback& on_piece, DocumentResult* result);
+
 }  // namespace edgemt

@@ -221,6 +221,13 @@ EDGEMT_API edgemt_status edgemt_translate_stream(edgemt_translator* translator, 
                                                  const edgemt_decode_options* options, edgemt_piece_callback on_piece,
                                                  void* user_data);
 
+/* A document's translation sentence by sentence: on_piece (see
+ * edgemt_translate_stream) gets the output of edgemt_translate_document as
+ * it is ready, in order; returning 0 stops. */
+EDGEMT_API edgemt_status edgemt_translate_document_stream(edgemt_translator* translator, const char* text,
+                                                          size_t text_length, const edgemt_decode_options* options,
+                                                          edgemt_piece_callback on_piece, void* user_data);
+
 /* ---- Results (they own their data, and outlive the translator) ---- */
 
 typedef struct edgemt_hypothesis {

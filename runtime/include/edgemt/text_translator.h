@@ -26,8 +26,6 @@
 
 namespace edgemt {
 
-struct DocumentResult;  // document.h
-struct HtmlResult;      // html.h
 class TranslationCache;
 
 // A source longer than max_source_length: its first max_source_length - 1
@@ -160,11 +158,9 @@ class TextTranslator {
                               std::vector<TextResult>* results, bool return_scores,
                               const std::string* target_prefixes, TranslationCache* cache, bool document = false);
   TranslationCache* document_cache() const;  // null when there is none
-  // Its sentences go through the document cache.
-  friend Status TranslateDocument(TextTranslator& translator, std::string_view document, const DecodeOptions& decode,
-                                  DocumentResult* result);
-  friend Status TranslateHtml(TextTranslator& translator, std::string_view html, const DecodeOptions& decode,
-                              HtmlResult* result);
+  // The document and HTML layers' way in (runtime/src/document_access.h):
+  // their sentences go through the document cache.
+  friend struct DocumentAccess;
 
   struct Impl;
   explicit TextTranslator(std::unique_ptr<Impl> impl);

@@ -5,7 +5,7 @@
 #include <cstddef>
 #include <vector>
 
-#include "edgemt/text_translator.h"
+#include "edgemt/text_result.h"
 
 namespace edgemt {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "edgemt/decode_options.h"
-#include "edgemt/text_translator.h"
+#include "edgemt/text_result.h"
 
 namespace edgemt {
 

@@ -240,6 +240,16 @@ AlignedBytes::AlignedBytes(const void* data, size_t size) : size_(size) {
   if (size != 0) std::memcpy(data_.get(), data, size);
 }
 
+TestModelSpec SpecWithTokenizer(const std::vector<uint8_t>& spm) {
+  TestModelSpec spec;
+  spec.source_vocab = spec.target_vocab = spm.size() > 100000 ? 8000 : 48;
+  spec.mutate = [spm](fb::ModelT& m) {
+    m.tokenizer = std::make_unique<fb::TokenizerT>();
+    m.tokenizer->source_model = spm;
+  };
+  return spec;
+}
+
 TestModel LoadTestModel(const TestModelSpec& spec) {
   TestModel result;
   result.bytes = std::make_shared<AlignedBytes>(BuildTestModelFile(spec));

@@ -65,6 +65,11 @@ struct TestModel {
 };
 TestModel LoadTestModel(const TestModelSpec& spec);
 
+// A random model over a SentencePiece model's vocabulary (48 pieces for the
+// tiny test model, 8,000 for the Multi30k one), with it as its tokenizer:
+// arbitrary output ids, texts in and out.
+TestModelSpec SpecWithTokenizer(const std::vector<uint8_t>& spm);
+
 // Deterministic sources for the unit tests, each ending with </s> (3):
 // source s has first_length + growth * s ids, its i-th id is
 // 4 + (s * source_stride + i * id_stride) % (vocab - 4) (never a special id).

@@ -20,13 +20,7 @@ using edgemt::testing::TestModelSpec;
 TEST_CASE("tokenizer: a streamed document is the document's translation, piece by piece") {
   const std::vector<uint8_t> spm = edgemt::testing::SentencePieceModelOrSkip();
   if (spm.empty()) return;
-  TestModelSpec spec;
-  spec.source_vocab = spec.target_vocab = spm.size() > 100000 ? 8000 : 48;
-  spec.mutate = [&spm](fb::ModelT& m) {
-    m.tokenizer = std::make_unique<fb::TokenizerT>();
-    m.tokenizer->source_model = spm;
-  };
-  const TestModel test = LoadTestModel(spec);
+  const TestModel test = LoadTestModel(edgemt::testing::SpecWithTokenizer(spm));
   const std::string document =
       "a man is riding a bike. two women sit! the dog runs.\n\n  the quick brown fox; a man.\r\nthe end? yes.\n";
   DecodeOptions decode;

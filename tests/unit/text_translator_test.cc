@@ -259,15 +259,7 @@ TEST_CASE("tokenizer: texts, ids and streaming agree, and a stream stops when as
   if (spm.empty()) return;
   // A random model over the tokenizer's vocabulary: arbitrary output ids,
   // which is what the streaming rule must hold for.
-  TestModelSpec spec;
-  spec.source_vocab = 48;
-  spec.target_vocab = 48;
-  if (spm.size() > 100000) spec.source_vocab = spec.target_vocab = 8000;  // the Multi30k one
-  spec.mutate = [&spm](fb::ModelT& m) {
-    m.tokenizer = std::make_unique<fb::TokenizerT>();
-    m.tokenizer->source_model = spm;
-  };
-  const TestModel test = LoadTestModel(spec);
+  const TestModel test = LoadTestModel(edgemt::testing::SpecWithTokenizer(spm));
   auto text = Make(test.model, 4);
   REQUIRE(text->has_tokenizer());
   const std::vector<std::string> lines = {"a man is riding a bike", "", "two women are sitting on a bench",

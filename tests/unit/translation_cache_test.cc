@@ -227,13 +227,7 @@ TEST_CASE("a text translator with a cache gives exactly its translations again, 
 TEST_CASE("tokenizer: a document translated again comes from the document cache, the same text") {
   const std::vector<uint8_t> spm = edgemt::testing::SentencePieceModelOrSkip();
   if (spm.empty()) return;
-  TestModelSpec spec;
-  spec.source_vocab = spec.target_vocab = spm.size() > 100000 ? 8000 : 48;
-  spec.mutate = [&spm](fb::ModelT& m) {
-    m.tokenizer = std::make_unique<fb::TokenizerT>();
-    m.tokenizer->source_model = spm;
-  };
-  const TestModel test = LoadTestModel(spec);
+  const TestModel test = LoadTestModel(edgemt::testing::SpecWithTokenizer(spm));
   TextTranslatorOptions options;
   options.translator.num_threads = 1;
   auto text = TextTranslator::Create(test.model, options);

@@ -300,17 +300,8 @@ void LineTranslator::StreamDocument(const std::string& document, size_t first_li
 
 std::string LineTranslator::TranslateDocument(const std::string& document, size_t first_line) {
   DocumentResult result;
-  Status status;
-  if (options_.html) {
-    HtmlResult html;
-    status = edgemt::TranslateHtml(*translator_, document, Decoding(), &html);
-    result.text = std::move(html.html);
-    result.sentences = html.sentences;
-    result.failed = html.failed;
-    result.first_failure = html.first_failure;
-  } else {
-    status = edgemt::TranslateDocument(*translator_, document, Decoding(), &result);
-  }
+  const Status status = options_.html ? edgemt::TranslateHtml(*translator_, document, Decoding(), &result)
+                                      : edgemt::TranslateDocument(*translator_, document, Decoding(), &result);
   if (!status.ok()) {
     Warn(first_line, "the document starting here is not translated: " + status.message());
     return document;  // nothing is lost: the source stands in

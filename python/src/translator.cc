@@ -129,15 +129,8 @@ std::tuple<std::string, size_t, std::string> Translator::TranslateDocument(const
   edgemt::Status status;
   {
     py::gil_scoped_release released;
-    if (html) {
-      edgemt::HtmlResult page;
-      status = edgemt::TranslateHtml(*translator_, text, decode, &page);
-      result.text = std::move(page.html);
-      result.failed = page.failed;
-      result.first_failure = page.first_failure;
-    } else {
-      status = edgemt::TranslateDocument(*translator_, text, decode, &result);
-    }
+    status = html ? edgemt::TranslateHtml(*translator_, text, decode, &result)
+                  : edgemt::TranslateDocument(*translator_, text, decode, &result);
   }
   if (!status.ok()) RaiseStatus(status);
   return {std::move(result.text), result.failed, result.first_failure.message()};

@@ -22,16 +22,9 @@ edgemt_status TranslatePage(edgemt_translator* translator, const char* text, siz
     if (!ReadDecodeOptions(options, &o)) return EDGEMT_INVALID_ARGUMENT;
     const std::string_view page(text == nullptr ? "" : text, text_length);
     edgemt::DocumentResult result;
-    edgemt::Status status;
-    if (html) {
-      edgemt::HtmlResult translated;
-      status = edgemt::TranslateHtml(*translator->translator, page, DecodeOf(o), &translated);
-      result.text = std::move(translated.html);
-      result.failed = translated.failed;
-      result.first_failure = translated.first_failure;
-    } else {
-      status = edgemt::TranslateDocument(*translator->translator, page, DecodeOf(o), &result);
-    }
+    const edgemt::Status status =
+        html ? edgemt::TranslateHtml(*translator->translator, page, DecodeOf(o), &result)
+             : edgemt::TranslateDocument(*translator->translator, page, DecodeOf(o), &result);
     if (!status.ok()) return Report(status);
     if (failed != nullptr) *failed = result.failed;
     const edgemt_status copied = CopyOut(result.text, output, capacity, length);

@@ -12,26 +12,10 @@
 #include "html_layout.h"
 #include "html_placement.h"
 #include "sentence_splitter.h"
+#include "word_level.h"
 
 namespace edgemt {
 namespace {
-
-// Words: what (Unicode) spaces separate, as byte spans.
-std::vector<TextSpan> Words(std::string_view text) {
-  std::vector<TextSpan> words;
-  size_t i = 0;
-  while ((i = SkipSpaces(text, i)) < text.size()) {
-    TextSpan word{i, i};
-    while (i < text.size()) {
-      size_t length = 0;
-      if (IsUnicodeSpace(DecodeUtf8(text, i, &length))) break;
-      i += length;
-    }
-    word.end = i;
-    words.push_back(word);
-  }
-  return words;
-}
 
 // The flow's output: its text with the elements' tags around their spans
 // (the spans nest: PlaceElements), escaped. A loop with a stack of the open
@@ -64,8 +48,8 @@ void Write(const HtmlFlow& flow, const std::string& text, const std::vector<Text
 }  // namespace
 
 Status TranslateHtml(TextTranslator& translator, std::string_view html, const DecodeOptions& decode,
-                     HtmlResult* result) {
-  *result = HtmlResult();
+                     DocumentResult* result) {
+  *result = DocumentResult();
   if (decode.target_prefixes != nullptr || decode.return_alternatives)
     return Status(StatusCode::kInvalidArgument, "target prefixes and alternatives do not apply to HTML");
   const HtmlLayout layout = LayOutHtml(html);
@@ -91,13 +75,13 @@ Status TranslateHtml(TextTranslator& translator, std::string_view html, const De
   size_t next_sentence = 0;
   for (const HtmlSegment& segment : layout.segments) {
     if (segment.flow < 0) {
-      result->html.append(segment.verbatim);
+      result->text.append(segment.verbatim);
       continue;
     }
     const HtmlFlow& flow = layout.flows[static_cast<size_t>(segment.flow)];
     const std::vector<DocumentPiece>& flow_pieces = pieces[static_cast<size_t>(segment.flow)];
     if (std::none_of(flow_pieces.begin(), flow_pieces.end(), [](const DocumentPiece& p) { return p.sentence; })) {
-      result->html.append(flow.raw);  // nothing to translate: as it was, references and all
+      result->text.append(flow.raw);  // nothing to translate: as it was, references and all
       continue;
     }
     std::string text;
@@ -118,9 +102,9 @@ Status TranslateHtml(TextTranslator& translator, std::string_view html, const De
       const std::string& target = ok ? translation.hypotheses.front().text : std::string(source);
       text.append(target);
       s.target.end = text.size();
-      s.source_words = Words(source);
+      s.source_words = WordSpans(source);
       for (TextSpan& w : s.source_words) w = TextSpan{w.begin + s.source.begin, w.end + s.source.begin};
-      s.target_words = Words(target);
+      s.target_words = WordSpans(target);
       for (TextSpan& w : s.target_words) w = TextSpan{w.begin + s.target.begin, w.end + s.target.begin};
       s.links.resize(s.source_words.size());
       if (ok) {
@@ -135,7 +119,7 @@ Status TranslateHtml(TextTranslator& translator, std::string_view html, const De
       placed.push_back(std::move(s));
     }
     for (PlacedSentence& s : placed) s.Index();
-    Write(flow, text, PlaceElements(flow, placed, text), &result->html);
+    Write(flow, text, PlaceElements(flow, placed, text), &result->text);
   }
   return Status::Ok();
 }

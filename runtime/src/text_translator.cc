@@ -8,22 +8,11 @@
 
 #include "streaming_text.h"
 #include "long_text.h"
-#include "sentence_splitter.h"
 #include "text_translator_impl.h"
 #include "word_level.h"
 
 namespace edgemt {
 namespace {
-
-size_t CountWords(std::string_view text) {
-  size_t words = 0;
-  for (size_t i = SkipSpaces(text, 0); i < text.size(); i = SkipSpaces(text, i)) {
-    ++words;
-    size_t length = 0;
-    while (i < text.size() && !IsUnicodeSpace(DecodeUtf8(text, i, &length))) i += length;
-  }
-  return words;
-}
 
 // A split source's result from its parts' (results[first..first + count),
 // whose source texts have part_words[first..] words): each hypothesis's
@@ -46,7 +35,7 @@ void JoinParts(const std::vector<TextResult>& results, size_t first, size_t coun
     for (size_t k = 0; k < part.hypotheses.size() && k < out->hypotheses.size(); ++k) {
       TextHypothesis& h = out->hypotheses[k];
       const TextHypothesis& piece = part.hypotheses[k];
-      const int32_t target_words = static_cast<int32_t>(CountWords(h.text));
+      const int32_t target_words = static_cast<int32_t>(WordSpans(h.text).size());
       for (const auto& link : piece.word_alignments)
         h.word_alignments.emplace_back(link.first + static_cast<int32_t>(source_words), link.second + target_words);
       if (!piece.text.empty()) h.text += (h.text.empty() ? "" : " ") + piece.text;
@@ -214,7 +203,7 @@ Status TextTranslator::Impl::SplitLong(std::string_view text, size_t length,
   const std::vector<std::string> parts = SplitLongText(text, limit, length_of);
   for (const std::string& part : parts) {
     sources->emplace_back();
-    part_words->push_back(CountWords(part));  // both grow together, whatever follows
+    part_words->push_back(WordSpans(part).size());  // both grow together, whatever follows
     EDGEMT_RETURN_IF_ERROR(IdsOfText(part, &sources->back(), &unused));  // a lone character may still be cut
   }
   *warning = "the source has " + std::to_string(length) + " tokens, more than the limit of " +

@@ -5,6 +5,22 @@
 
 namespace edgemt {
 
+std::vector<TextSpan> WordSpans(std::string_view text) {
+  std::vector<TextSpan> words;
+  size_t i = 0;
+  while ((i = SkipSpaces(text, i)) < text.size()) {
+    TextSpan word{i, i};
+    while (i < text.size()) {
+      size_t length = 0;
+      if (IsUnicodeSpace(DecodeUtf8(text, i, &length))) break;
+      i += length;
+    }
+    word.end = i;
+    words.push_back(word);
+  }
+  return words;
+}
+
 std::vector<int32_t> WordsOf(const std::vector<uint8_t>& starts, const std::vector<uint8_t>* skip) {
   std::vector<int32_t> words(starts.size(), -1);
   int32_t word = -1;

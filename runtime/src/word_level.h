@@ -6,10 +6,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "sentence_splitter.h"
+
 namespace edgemt {
+
+// The words of a text (what Unicode spaces separate), as byte spans.
+std::vector<TextSpan> WordSpans(std::string_view text);
 
 // The word of each id given which ids begin a word; ids marked in `skip`
 // (null: none) belong to no word (-1). An id before any start opens word 0.

@@ -18,22 +18,18 @@
 #include <string_view>
 
 #include "edgemt/decode_options.h"
+#include "edgemt/document.h"
 #include "edgemt/status.h"
 #include "edgemt/text_translator.h"
 
 namespace edgemt {
 
-struct HtmlResult {
-  std::string html;       // the translated page
-  size_t sentences = 0;   // how many sentences its text had
-  size_t failed = 0;      // sentences whose translation failed: their source text stands in their place
-  Status first_failure;   // the first of them, ok when none
-};
 
-// As TranslateDocument: the status fails only for what concerns the whole
-// page (no tokenizer, decoding options the translator refuses; target
-// prefixes and alternatives do not apply).
+// As TranslateDocument, whose result it gives (result->text: the
+// translated page): the status fails only for what concerns the whole page
+// (no tokenizer, decoding options the translator refuses; target prefixes
+// and alternatives do not apply).
 Status TranslateHtml(TextTranslator& translator, std::string_view html, const DecodeOptions& decode,
-                     HtmlResult* result);
+                     DocumentResult* result);
 
 }  // namespace edgemt

@@ -136,6 +136,7 @@ DecodeOptions LineTranslator::Decoding() const {
   decode.disable_unk = options_.disable_unk;
   decode.return_alignments = options_.alignments;
   decode.alignment_layer = options_.alignment_layer;
+  decode.use_shortlist = options_.use_shortlist;
   return decode;
 }
 

@@ -76,6 +76,8 @@ const char* Usage() {
          "                          i (0-based, what spaces separate) to translated word j, from\n"
          "                          the cross-attention of one decoder layer averaged over heads\n"
          "  --alignment-layer N     that layer (default -1: the last; negative counts from the last)\n"
+         "  --no-shortlist          decode over the whole target vocabulary even when the model\n"
+         "                          has a vocabulary shortlist (docs/shortlist.md)\n"
          "  --confidence            append ' ||| ' the translation's confidence (0..1: exp of its\n"
          "                          tokens' mean log-probability) and ' ||| ' each word's\n"
          "  --cache-mb N            keep the translations of sentences seen before, up to N MB\n"
@@ -205,6 +207,8 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
       options->alignments = true;
     } else if (arg == "--alignment-layer") {
       if (!count(-64, 63, &options->alignment_layer)) return false;
+    } else if (arg == "--no-shortlist") {
+      options->use_shortlist = false;
     } else if (arg == "--confidence") {
       options->confidence = true;
     } else if (arg == "--stream") {

@@ -24,7 +24,9 @@ after the target prefix, each completed by the search; num_hypotheses may
 exceed beam_size), min_alternative_expansion_prob, repetition_penalty,
 no_repeat_ngram_size, disable_unk; return_alignments (each hypothesis's
 alignments and word_alignments, from the cross-attention of decoder layer
-alignment_layer, default -1: the last, averaged over its heads).
+alignment_layer, default -1: the last, averaged over its heads);
+use_shortlist (default True: with a model that has a vocabulary shortlist,
+each sentence chooses among its shortlist only; docs/shortlist.md).
 translate, translate_batch, translate_ids
 and translate_ids_batch take target_prefix: one per source (a text, or ids
 for the ids methods; None or empty: none), the forced start of its
@@ -51,7 +53,7 @@ _READ_AHEAD_BATCHES = 16
 _DECODING_OPTIONS = ("beam_size", "length_penalty", "num_hypotheses", "max_length", "min_length", "sampling_topk",
                      "sampling_topp", "sampling_temperature", "sampling_seed", "return_alternatives",
                      "min_alternative_expansion_prob", "repetition_penalty", "no_repeat_ngram_size", "disable_unk",
-                     "return_alignments", "alignment_layer")
+                     "return_alignments", "alignment_layer", "use_shortlist")
 
 
 def _decode_options(options, defaults=None):

@@ -116,6 +116,9 @@ PYBIND11_MODULE(_edgemt, m) {
       .def_property_readonly(
           "file_size", [](const Model& model) { return model.model->file_size(); }, "The file's size in bytes.")
       .def_property_readonly(
+          "has_shortlist", [](const Model& model) { return model.model->has_shortlist(); },
+          "Whether the file has a vocabulary shortlist (translate's use_shortlist, default True, uses it).")
+      .def_property_readonly(
           "default_beam_size", [](const Model& model) { return model.model->config().default_beam_size; },
           "The beam size the checkpoint chose (a Marian model's num_beams); 0: none.")
       .def_property_readonly(
@@ -156,7 +159,8 @@ PYBIND11_MODULE(_edgemt, m) {
       .def_readwrite("no_repeat_ngram_size", &edgemt::DecodeOptions::no_repeat_ngram_size)
       .def_readwrite("disable_unk", &edgemt::DecodeOptions::disable_unk)
       .def_readwrite("return_alignments", &edgemt::DecodeOptions::return_alignments)
-      .def_readwrite("alignment_layer", &edgemt::DecodeOptions::alignment_layer);
+      .def_readwrite("alignment_layer", &edgemt::DecodeOptions::alignment_layer)
+      .def_readwrite("use_shortlist", &edgemt::DecodeOptions::use_shortlist);
 
   py::class_<PieceStream>(m, "_PieceStream", "A translation streaming on a worker thread (Translator.translate_stream).")
       .def("next", &NextPiece, "Waits (without the GIL) for the next piece; None at the end.")

@@ -139,6 +139,7 @@ inline edgemt::DecodeOptions DecodeOf(const edgemt_decode_options& o) {
   d.disable_unk = o.disable_unk != 0;
   d.return_alignments = o.return_alignments != 0;
   d.alignment_layer = o.alignment_layer;
+  d.use_shortlist = o.use_shortlist != 0;
   return d;  // target prefixes go to the text layer as arguments (TextPrefixes, IdPrefixes)
 }
 

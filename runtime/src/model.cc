@@ -99,6 +99,8 @@ std::string_view Model::target_tokenizer() const {
   return target.empty() ? Bytes(tokenizer->source_model()) : target;
 }
 
+bool Model::has_shortlist() const { return state_->weights.shortlist.present(); }
+
 bool Model::has_vocabularies() const {
   const fb::Tokenizer* tokenizer = fb::GetModel(state_->bytes.data)->tokenizer();
   return tokenizer != nullptr && tokenizer->source_vocabulary() != nullptr;

@@ -6,6 +6,7 @@
 
 #include "config_reader.h"
 #include "edgemt_generated.h"
+#include "shortlist_reader.h"
 
 namespace edgemt {
 namespace {
@@ -348,6 +349,7 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
   EDGEMT_RETURN_IF_ERROR(ReadLinear(decoder->output_projection(), "decoder.output_projection", config.target_vocab_size,
                                     d, config.tied_output ? &weights->target_embedding : nullptr,
                                     &weights->output_projection));
+  EDGEMT_RETURN_IF_ERROR(ReadShortlist(model->shortlist(), config, &weights->shortlist));
   weights->is_int8 = AnyInt8(*weights);
   return CheckPackingSlack(*weights, data + size);
 }

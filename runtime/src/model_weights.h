@@ -82,6 +82,17 @@ struct DecoderLayerView {
   LayerNormView feed_forward_norm;
 };
 
+// The file's vocabulary shortlist (docs/shortlist.md), verified: ids in the
+// target vocabulary, each source id's candidates ascending and unique.
+struct ShortlistView {
+  const int32_t* frequent = nullptr;  // ascending
+  size_t frequent_count = 0;
+  const uint32_t* offsets = nullptr;  // [source_vocab + 1]
+  const int32_t* candidates = nullptr;
+  size_t longest = 0;  // the most candidates any source id has
+  bool present() const { return offsets != nullptr; }
+};
+
 struct ModelWeights {
   ModelConfig config;
   bool is_int8 = false;  // any int8 or int4 weight: the int8 scratch is needed
@@ -96,6 +107,7 @@ struct ModelWeights {
   LayerNormView encoder_embedding_norm;  // gamma null: none (ModelConfig::embedding_norm)
   LayerNormView decoder_embedding_norm;
   LinearView output_projection;        // weight is target_embedding when tied
+  ShortlistView shortlist;             // absent: decoding always uses the whole vocabulary
 };
 
 }  // namespace edgemt

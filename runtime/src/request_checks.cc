@@ -7,6 +7,7 @@
 #include <string>
 
 #include "decoding/beam_search.h"
+#include "decoding/shortlist.h"
 
 namespace edgemt {
 namespace {
@@ -38,10 +39,13 @@ Status ResolveTranslatorOptions(const ModelConfig& config, TranslatorOptions* op
   return Status::Ok();
 }
 
-Limits LimitsOf(const TranslatorOptions& options) {
-  return Limits{static_cast<size_t>(options.max_batch_size), static_cast<size_t>(options.max_source_length),
+Limits LimitsOf(const TranslatorOptions& options, const ModelWeights& weights) {
+  Limits limits{static_cast<size_t>(options.max_batch_size), static_cast<size_t>(options.max_source_length),
                 static_cast<size_t>(options.max_target_length), static_cast<size_t>(options.max_beam_size),
                 static_cast<size_t>(options.num_threads)};
+  limits.shortlist = ShortlistCapacity(weights.shortlist, limits.source,
+                                       static_cast<size_t>(weights.config.target_vocab_size));
+  return limits;
 }
 
 size_t AlignmentLayerOf(const DecodeOptions& decode, int decoder_layers) {

@@ -9,6 +9,7 @@
 #include "edgemt/model_config.h"
 #include "edgemt/status.h"
 #include "edgemt/translator_options.h"
+#include "model_weights.h"
 #include "workspace.h"
 
 namespace edgemt {
@@ -16,8 +17,8 @@ namespace edgemt {
 // Fills in defaults and checks the options against the model.
 Status ResolveTranslatorOptions(const ModelConfig& config, TranslatorOptions* options);
 
-// The sizes the memory plan is made for.
-Limits LimitsOf(const TranslatorOptions& resolved);
+// The sizes the memory plan is made for (`weights`: the shortlist's).
+Limits LimitsOf(const TranslatorOptions& resolved, const ModelWeights& weights);
 
 // `decoder_layers`: the model's, for alignment_layer.
 Status CheckDecodeOptions(const DecodeOptions& decode, const Limits& limits, int decoder_layers);

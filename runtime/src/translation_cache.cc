@@ -52,6 +52,7 @@ std::string TranslationCache::KeyOf(const DecodeOptions& decode, bool with_score
   Append(&key, decode.disable_unk);
   Append(&key, decode.return_alignments);
   Append(&key, decode.alignment_layer);
+  Append(&key, decode.use_shortlist);
   Append(&key, with_scores);
   AppendIds(&key, prefix != nullptr ? *prefix : std::vector<int32_t>());
   AppendIds(&key, source);

@@ -20,6 +20,7 @@
 #include "decoding/greedy.h"
 #include "decoding/log_sum_exp.h"
 #include "decoding/scoring.h"
+#include "decoding/shortlist.h"
 #include "layers/decoder.h"
 #include "layers/encoder.h"
 #include "model_state.h"
@@ -60,6 +61,8 @@ struct Translator::Impl final : StepModel {
   // The call's alignments (DecodeOptions::return_alignments), or null.
   const AlignmentRequest* alignment = nullptr;
   AlignmentRequest alignment_request;
+  // The call's shortlists, one per source (DecodeOptions::use_shortlist), or null.
+  const OutputColumns* shortlists = nullptr;
 
   ~Impl() {
     if (pool != nullptr) pthreadpool_destroy(pool);
@@ -131,7 +134,7 @@ struct Translator::Impl final : StepModel {
   Status Step(const int32_t* tokens, const int32_t* slots, size_t rows, size_t per_source, size_t step) override {
     const auto start = std::chrono::steady_clock::now();
     EDGEMT_RETURN_IF_ERROR(
-        decoder.Step(tokens, slots, rows, per_source, step, batch_length, workspace, context(), alignment));
+        decoder.Step(tokens, slots, rows, per_source, step, batch_length, workspace, context(), alignment, shortlists));
     if (options.profile) {
       profile.decoder_ms += MillisecondsSince(start);
       ++profile.decoder_steps;
@@ -140,6 +143,20 @@ struct Translator::Impl final : StepModel {
     return Status::Ok();
   }
   float* logits() override { return workspace.logits; }
+  OutputColumns ColumnsOf(size_t source) const override {
+    if (shortlists != nullptr) return shortlists[source];
+    return OutputColumns{static_cast<size_t>(model->config().target_vocab_size), nullptr};
+  }
+
+  // Each source's shortlist into workspace.source_columns.
+  void BuildShortlists(const TokenIds* sources, size_t count) {
+    const ShortlistView& shortlist = StateOf(*model).weights.shortlist;
+    for (size_t s = 0; s < count; ++s) {
+      int32_t* ids = workspace.shortlist_ids + s * limits.shortlist;
+      const size_t found = SourceShortlist(shortlist, sources[s], model->config().eos_id, workspace.shortlist_seen, ids);
+      workspace.source_columns[s] = OutputColumns{found, ids};
+    }
+  }
   void ReorderCache(size_t first, const int32_t* parents, size_t live, size_t positions) override {
     decoder.ReorderCache(first, parents, live, positions, workspace);
   }
@@ -172,6 +189,11 @@ struct Translator::Impl final : StepModel {
     alignment_request.layer = AlignmentLayerOf(decode, model->config().decoder_layers);
     alignment_request.positions = workspace.decoding.row_alignments;
     alignment = decode.return_alignments && hypotheses != nullptr ? &alignment_request : nullptr;
+    shortlists = nullptr;
+    if (decode.use_shortlist && limits.shortlist > 0) {
+      BuildShortlists(sources, count);
+      shortlists = workspace.source_columns;
+    }
     Status status;
     if (decode.return_alternatives) {
       status = DecodeAlternatives(job, *this, workspace.decoding, workspace.greedy, workspace.beams,
@@ -182,6 +204,7 @@ struct Translator::Impl final : StepModel {
       status = DecodeBeam(job, *this, workspace.decoding, workspace.beams);
     }
     alignment = nullptr;
+    shortlists = nullptr;
     ParkAfterDecoding(count * static_cast<size_t>(decode.beam_size) *
                       (decode.return_alternatives ? static_cast<size_t>(decode.num_hypotheses) : 1));
     return status;
@@ -215,7 +238,7 @@ Result<size_t> Translator::ArenaBytes(const Model& model, const TranslatorOption
   EDGEMT_RETURN_IF_ERROR(ResolveTranslatorOptions(model.config(), &resolved));
   Workspace workspace;
   ArenaLayout layout;
-  workspace.Plan(model.config(), model.is_int8(), LimitsOf(resolved), &layout);
+  workspace.Plan(model.config(), model.is_int8(), LimitsOf(resolved, StateOf(model).weights), &layout);
   return layout.total_bytes();
 }
 
@@ -227,8 +250,8 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
   impl->model = std::move(model);
   impl->options = options;
   EDGEMT_RETURN_IF_ERROR(ResolveTranslatorOptions(impl->model->config(), &impl->options));
-  impl->limits = LimitsOf(impl->options);
   const ModelState& state = StateOf(*impl->model);
+  impl->limits = LimitsOf(impl->options, state.weights);
   const ModelConfig& config = state.weights.config;
 
   // The pool starts meanwhile (planning, the arena, the packed cache).
@@ -244,6 +267,8 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
   impl->workspace.Plan(config, state.weights.is_int8, impl->limits, &impl->layout);
   EDGEMT_RETURN_IF_ERROR(impl->log_sum_exp.Init(static_cast<size_t>(config.target_vocab_size)));
   EDGEMT_RETURN_IF_ERROR(impl->BindArena());
+  if (impl->workspace.shortlist_seen != nullptr)
+    std::fill_n(impl->workspace.shortlist_seen, static_cast<size_t>(config.target_vocab_size), uint8_t{0});
   if (impl->workspace.positions != nullptr) {
     FillSinusoidalTable(config.position_encoding, std::max(impl->limits.source, impl->limits.target),
                         static_cast<size_t>(config.d_model), impl->workspace.positions);
@@ -251,6 +276,7 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
   std::vector<LinearOp*> linears;
   impl->encoder.Configure(state.weights, &linears);
   impl->decoder.Configure(state.weights, impl->limits.target, &linears);
+  if (impl->limits.shortlist > 0) EDGEMT_RETURN_IF_ERROR(impl->decoder.PrepareShortlist());
   Impl* self = impl.get();
   EDGEMT_RETURN_IF_ERROR(state.packing->Pack(linears, impl->options.packed_cache_dir, [&](pthreadpool_t* pool) {
     if (pool_starter == nullptr) return Status::Ok();

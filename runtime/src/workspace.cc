@@ -54,6 +54,14 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
   decoding.Plan(limits.batch, rows, vocab, layout);
   greedy.Plan(limits.batch, limits.target, layout);
   alternatives.Plan(limits.batch, limits.target, layout);
+  if (limits.shortlist > 0) {
+    layout->Add(&shortlist_ids, limits.batch * limits.shortlist);
+    layout->Add(&source_columns, limits.batch);
+    layout->Add(&row_columns, rows);
+    layout->Add(&shortlist_seen, vocab);
+    layout->Add(&shortlist_centered, rows * d);
+    layout->Add(&shortlist_groups, rows + 1);
+  }
   if (limits.beam > 1) {
     layout->Add(&cache_scratch, limits.beam * limits.target * d);
     beams.Plan(limits.batch, limits.beam, limits.target, layout);

@@ -12,6 +12,7 @@
 #include "decoding/beam_search.h"
 #include "decoding/decoding_job.h"
 #include "decoding/greedy.h"
+#include "decoding/output_columns.h"
 #include "edgemt/model_config.h"
 
 namespace edgemt {
@@ -23,6 +24,7 @@ struct Limits {
   size_t target = 1;  // most output ids (= decoder steps)
   size_t beam = 1;    // hypotheses per sentence
   size_t threads = 1; // the pool's threads (each has its own attention scratch)
+  size_t shortlist = 0;  // the most target ids a source's shortlist can have; 0: the model has none
 };
 
 // Buffers of one stack (encoder or decoder) for `rows` rows at a time.
@@ -54,6 +56,13 @@ struct Workspace {
   GreedyBuffers greedy;
   BeamBuffers beams;                  // beam search only (beam > 1)
   AlternativeBuffers alternatives;
+  // With a shortlist (Limits::shortlist > 0; docs/shortlist.md).
+  int32_t* shortlist_ids = nullptr;         // [batch, Limits::shortlist] each source's target ids
+  OutputColumns* source_columns = nullptr;  // [batch] views of them
+  OutputColumns* row_columns = nullptr;     // [batch * beam] a decoder step's rows'
+  uint8_t* shortlist_seen = nullptr;        // [target vocab] all 0 between uses
+  int16_t* shortlist_centered = nullptr;    // [batch * beam, d] the projection's quantized input, centered
+  uint32_t* shortlist_groups = nullptr;     // [batch * beam + 1]
   // Phase buffers: the encoder's are dead once decoding starts.
   StackBuffers encoder;  // rows = batch * source
   StackBuffers decoder;  // rows = batch * beam

@@ -205,7 +205,7 @@ TEST_CASE("the log-sum-exp normalizer matches a double-precision sum") {
       const double u = std::ldexp(1.0, -24);
       const double sum_error = (static_cast<double>(vocab) / 4.0 + 2.0 + 4.0 + 2.0) * u;
       const double tolerance = sum_error * (1.0 + sum_error) + 4 * u * (std::log(sum) + std::fabs(expected));
-      CHECK(std::fabs(lse.Of(logits.data(), scratch.data()) - expected) <= tolerance);
+      CHECK(std::fabs(lse.Of(logits.data(), logits.size(), scratch.data()) - expected) <= tolerance);
     }
   }
 }
@@ -230,7 +230,7 @@ TEST_CASE("the normalizer without excluded ids is the log-sum-exp of the allowed
     for (size_t v = 0; v < vocab; ++v) {
       if (v != 3 && v != 11) sum += std::exp(static_cast<double>(logits[v]));
     }
-    const float all = lse.Of(logits.data(), scratch.data());
+    const float all = lse.Of(logits.data(), logits.size(), scratch.data());
     const float allowed = ExcludingIds(all, logits.data(), scratch.data(), vocab, excluded);
     CHECK(std::fabs(allowed - std::log(sum)) <= 1e-5);
     CHECK(ExcludingIds(all, logits.data(), scratch.data(), vocab, BannedIds()) == all);

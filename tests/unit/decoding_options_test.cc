@@ -49,7 +49,7 @@ TEST_CASE("the repetition penalty divides positive and multiplies negative logit
   const LogitsProcessors p = LogitsProcessors::Of(options, /*unk_id=*/-1);
   std::vector<float> logits = {4.0f, -3.0f, 1.0f, 0.5f};
   const int32_t history[] = {0, 1, 0, 0, 99, -1};  // repeats and ids outside the vocabulary
-  ApplyLogitsProcessors(p, history, 6, logits.data(), logits.size());
+  ApplyLogitsProcessors(p, history, 6, logits.data(), OutputColumns{logits.size(), nullptr});
   CHECK(logits == std::vector<float>{2.0f, -6.0f, 1.0f, 0.5f});
 }
 
@@ -59,7 +59,7 @@ TEST_CASE("no_repeat_ngram_size disables the ids that would repeat an n-gram of 
     DecodeOptions options;
     options.no_repeat_ngram_size = n;
     std::vector<float> logits(10, 0.0f);
-    ApplyLogitsProcessors(LogitsProcessors::Of(options, -1), history, length, logits.data(), logits.size());
+    ApplyLogitsProcessors(LogitsProcessors::Of(options, -1), history, length, logits.data(), OutputColumns{logits.size(), nullptr});
     std::vector<int> ids;
     for (size_t v = 0; v < logits.size(); ++v) {
       if (logits[v] == kDisabled) ids.push_back(static_cast<int>(v));
@@ -77,7 +77,7 @@ TEST_CASE("disable_unk disables <unk> alone") {
   DecodeOptions options;
   options.disable_unk = true;
   std::vector<float> logits = {1.0f, 2.0f, 3.0f};
-  ApplyLogitsProcessors(LogitsProcessors::Of(options, 1), nullptr, 0, logits.data(), logits.size());
+  ApplyLogitsProcessors(LogitsProcessors::Of(options, 1), nullptr, 0, logits.data(), OutputColumns{logits.size(), nullptr});
   CHECK(logits == std::vector<float>{1.0f, kDisabled, 3.0f});
   CHECK_FALSE(LogitsProcessors::Of(DecodeOptions(), 1).active());
 }

@@ -149,6 +149,10 @@ typedef struct edgemt_decode_options {
    * its heads; not with return_alternatives. */
   int32_t return_alignments;     /* 0 */
   int32_t alignment_layer;       /* -1: the last */
+  /* Added after the fields above. With a model that has a vocabulary
+   * shortlist (docs/shortlist.md), choose among each sentence's shortlist
+   * only; 0: the whole vocabulary. */
+  int32_t use_shortlist;         /* 1 */
 } edgemt_decode_options;
 
 EDGEMT_API void edgemt_decode_options_init(edgemt_decode_options* options);

@@ -41,6 +41,9 @@ class Model {
   // each side; empty when the file has no vocabularies.
   std::string_view source_piece(int id) const;
   std::string_view target_piece(int id) const;
+  // Whether the file has a vocabulary shortlist (docs/shortlist.md), which
+  // decoding uses unless DecodeOptions::use_shortlist is false.
+  bool has_shortlist() const;
   // Metadata strings (empty when absent).
   std::string_view source_language() const;
   std::string_view target_language() const;

@@ -10,11 +10,11 @@ namespace {
 // The `n` most likely allowed ids of a row, best first (the higher logit,
 // then the lower id), into ids[0..) and their log-probabilities; returns how
 // many there are (fewer when fewer ids are allowed).
-size_t BestIds(const float* logits, size_t vocab, const BannedIds& excluded, float normalizer, size_t n, int32_t* ids,
-               float* log_probs) {
+size_t BestIds(const float* logits, const OutputColumns& columns, const BannedIds& excluded, float normalizer, size_t n,
+               int32_t* ids, float* log_probs) {
   size_t count = 0;
-  for (size_t v = 0; v < vocab; ++v) {
-    const int32_t id = static_cast<int32_t>(v);
+  for (size_t v = 0; v < columns.count; ++v) {
+    const int32_t id = columns.IdAt(v);
     if (excluded.Contains(id) || std::isnan(logits[v])) continue;
     if (count == n && !(logits[v] > log_probs[n - 1])) continue;
     size_t at = count < n ? count++ : n - 1;
@@ -89,14 +89,15 @@ Status RankAlternatives(const DecodingJob& job, StepModel& model, DecodingScratc
         continue;
       }
       float* row = model.logits() + r * vocab;
-      ApplyLogitsProcessors(job.processors, nullptr, 0, row, vocab);
-      const float normalizer =
-          ExcludingIds(job.log_sum_exp->Of(row, scratch.probs), row, scratch.probs, vocab, excluded);
+      const OutputColumns columns = model.ColumnsOf(job.SourceIndexOf(s));
+      ApplyLogitsProcessors(job.processors, nullptr, 0, row, columns);
+      const float normalizer = ExcludingIds(job.log_sum_exp->Of(row, columns.count, scratch.probs), row, scratch.probs,
+                                            columns.count, ColumnsOf(excluded, columns));
       // The vocabulary-sized scratch holds the ranking (at most vocab ids),
       // the normalizer being taken.
       int32_t* best_ids = scratch.ids;
       float* best_log_probs = scratch.probs;
-      const size_t found = BestIds(row, vocab, excluded, normalizer, n, best_ids, best_log_probs);
+      const size_t found = BestIds(row, columns, excluded, normalizer, n, best_ids, best_log_probs);
       SetCompletions(job, s, job.StepsFor(s), best_ids, best_log_probs, found, a);
     }
     rows = kept;

@@ -100,7 +100,7 @@ void FinishEmpty(size_t sentence, size_t beam, BeamBuffers* b) {
 // The best 2 * beam continuations over a sentence's `live` alive hypotheses
 // into the candidate lists (best first); returns how many there are.
 size_t BestCandidates(const BeamRule& rule, size_t first, const float* logits, const float* log_sum_exp, size_t live,
-                      bool eos_allowed, BeamBuffers* b) {
+                      bool eos_allowed, const OutputColumns& columns, BeamBuffers* b) {
   const size_t capacity = 2 * rule.beam;
   size_t count = 0;
   for (size_t r = 0; r < live; ++r) {
@@ -118,9 +118,9 @@ size_t BestCandidates(const BeamRule& rule, size_t first, const float* logits, c
       limit = bound - 1e-5f * (std::fabs(worst) + std::fabs(cumulative) + std::fabs(lse)) - 1e-6f;
     };
     update_limit();
-    for (size_t v = 0; v < rule.vocab; ++v) {
+    for (size_t v = 0; v < columns.count; ++v) {
       if (!(row[v] >= limit)) continue;
-      const int32_t token = static_cast<int32_t>(v);
+      const int32_t token = columns.IdAt(v);
       if (rule.banned.Contains(token)) continue;
       if (token == rule.eos_id && !eos_allowed) continue;
       const float score = cumulative + (row[v] - lse);
@@ -166,12 +166,14 @@ BeamStepResult ForcedStep(const BeamRule& rule, size_t sentence, int32_t token, 
 BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logits, const float* log_sum_exp,
                         size_t live, size_t produced, bool eos_allowed, bool last_step, int current, BeamBuffers* b,
                         int32_t* next_tokens, size_t scored_from, bool after_prefix,
-                        const int32_t* row_alignments) {
+                        const int32_t* row_alignments, const OutputColumns* columns) {
   const size_t beam = rule.beam;
   const size_t t = b->max_length;
   const size_t first = sentence * beam;
   const int next = 1 - current;
-  const size_t count = BestCandidates(rule, first, logits, log_sum_exp, live, eos_allowed, b);
+  const OutputColumns every_id{rule.vocab, nullptr};
+  const size_t count =
+      BestCandidates(rule, first, logits, log_sum_exp, live, eos_allowed, columns != nullptr ? *columns : every_id, b);
   // Among the best `beam`, </s> (or anything at the length limit) finishes a
   // hypothesis; the first `beam` candidates other than </s> go on.
   BeamStepResult result;
@@ -333,15 +335,18 @@ void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int c
       if (forced.done) scratch.states[s] = SentenceState::kStopped;
       continue;  // one hypothesis in place: no cache to move
     }
+    const OutputColumns columns = model.ColumnsOf(job.SourceIndexOf(s));
+    const BannedIds excluded_columns = ColumnsOf(excluded, columns);
     float normalizers[kMaxBeamSize];
     for (size_t r = 0; r < live; ++r) {
       float* row = rows + r * rule.vocab;
-      job.ApplyProcessors(s, b.ids[current] + (first + r) * t, step, row);
-      normalizers[r] = ExcludingIds(job.log_sum_exp->Of(row, scratch.probs), row, scratch.probs, rule.vocab, excluded);
+      job.ApplyProcessors(s, b.ids[current] + (first + r) * t, step, row, columns);
+      normalizers[r] = ExcludingIds(job.log_sum_exp->Of(row, columns.count, scratch.probs), row, scratch.probs,
+                                    columns.count, excluded_columns);
     }
     const bool after_prefix = !job.completing && prefix.size > 0 && step == prefix.size;
     const BeamStepResult result = BeamStep(rule, s, rows, normalizers, live, step, eos_allowed, last_step, current,
-                                           &b, b.next_tokens + first, from, after_prefix, row_alignments);
+                                           &b, b.next_tokens + first, from, after_prefix, row_alignments, &columns);
     b.live[s] = static_cast<int32_t>(result.live);
     if (result.done) {
       scratch.states[s] = SentenceState::kStopped;

@@ -82,11 +82,13 @@ float NormalizedScore(float log_prob_sum, size_t length, float length_penalty);
 // continue a row record. The sentence is done (CTranslate2's rule) at the
 // length limit; with a length penalty, when `beam` hypotheses have
 // finished; without one, when a step's best candidate was </s> and
-// `num_hypotheses` have finished.
+// `num_hypotheses` have finished. `columns`: the ids of the rows' columns
+// (a shortlist; rows stay rule.vocab floats apart), null for every id.
 BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logits, const float* log_sum_exp,
                         size_t live, size_t produced, bool eos_allowed, bool last_step, int current,
                         BeamBuffers* buffers, int32_t* next_tokens, size_t scored_from = 0,
-                        bool after_prefix = false, const int32_t* row_alignments = nullptr);
+                        bool after_prefix = false, const int32_t* row_alignments = nullptr,
+                        const OutputColumns* columns = nullptr);
 
 // Sorts a sentence's finished hypotheses into buffers->order (best first:
 // the higher score, then the lower slot: the one that finished first,

@@ -19,11 +19,11 @@ size_t DecodingJob::StepsFor(size_t s) const {
   return std::min(2 * SourceOf(s).size + 10 + PrefixOf(s).size, max_target);
 }
 
-void DecodingJob::ApplyProcessors(size_t s, const int32_t* output, size_t produced, float* logits) const {
+void DecodingJob::ApplyProcessors(size_t s, const int32_t* output, size_t produced, float* logits,
+                                  const OutputColumns& columns) const {
   if (!processors.active()) return;
   const size_t from = std::min(ScoredFrom(s), produced);
-  ApplyLogitsProcessors(processors, output + from, produced - from, logits,
-                        static_cast<size_t>(config->target_vocab_size));
+  ApplyLogitsProcessors(processors, output + from, produced - from, logits, columns);
 }
 
 BannedIds ModelBans(const ModelConfig& config, bool greedy) {

@@ -58,12 +58,14 @@ struct DecodingJob {
   Hypothesis* hypotheses = nullptr;
 
   const TokenIds& SourceOf(size_t s) const { return sources[s / per_source]; }
+  size_t SourceIndexOf(size_t s) const { return s / per_source; }
   TokenIds PrefixOf(size_t s) const { return prefixes != nullptr ? prefixes[s] : TokenIds{}; }
   // The first id of sentence s that its score and the processors count.
   size_t ScoredFrom(size_t s) const { return completing ? PrefixOf(s).size : 0; }
-  // The logits processors on sentence s's row of logits, given the
-  // hypothesis's `produced` ids so far (those before ScoredFrom left out).
-  void ApplyProcessors(size_t s, const int32_t* output, size_t produced, float* logits) const;
+  // The logits processors on sentence s's row of logits over `columns`,
+  // given the hypothesis's `produced` ids so far (those before ScoredFrom left out).
+  void ApplyProcessors(size_t s, const int32_t* output, size_t produced, float* logits,
+                       const OutputColumns& columns) const;
   // Decoder steps for sentence s: step_limits[s], max_length, or the
   // reference's rule (which leaves room for its prefix).
   size_t StepsFor(size_t s) const;

@@ -35,11 +35,12 @@ GreedyRule RuleOf(const DecodingJob& job) {
 // log-probability when scores are asked for, and settles the sentence's
 // state. True when the sentence goes on, with *chosen its next decoder input.
 // A target prefix's ids are fed instead of chosen, with log-probability 0.
-// `row`: the sentence's row in the step (its alignment).
+// `row`: the sentence's row in the step (its alignment); `columns`: the
+// ids of its logits.
 bool Advance(const DecodingJob& job, const GreedyRule& g, size_t s, size_t row, float* logits,
-             DecodingScratch& scratch, GreedyBuffers& b, int32_t* chosen) {
+             const OutputColumns& columns, DecodingScratch& scratch, GreedyBuffers& b, int32_t* chosen) {
   const DecodeOptions& decode = *job.options;
-  const size_t vocab = static_cast<size_t>(job.config->target_vocab_size);
+  const size_t width = columns.count;
   const int32_t produced = b.output_lengths[s];
   const TokenIds prefix = job.PrefixOf(s);
   const bool forced = static_cast<size_t>(produced) < prefix.size;
@@ -49,14 +50,16 @@ bool Advance(const DecodingJob& job, const GreedyRule& g, size_t s, size_t row, 
     next = prefix.data[produced];
     *log_prob = 0.0f;
   } else {
-    job.ApplyProcessors(s, b.output_ids + s * job.max_target, static_cast<size_t>(produced), logits);
-    const SamplingRule& rule = produced < decode.min_length ? g.before_min_length : g.rule;
-    next = g.sampling ? SampleToken(logits, vocab, rule, &b.sampler_states[s], scratch.probs, scratch.ids)
-                      : NextToken(logits, vocab, rule.banned);
+    job.ApplyProcessors(s, b.output_ids + s * job.max_target, static_cast<size_t>(produced), logits, columns);
+    SamplingRule rule = produced < decode.min_length ? g.before_min_length : g.rule;
+    rule.banned = ColumnsOf(rule.banned, columns);
+    const int32_t column = g.sampling ? SampleToken(logits, width, rule, &b.sampler_states[s], scratch.probs, scratch.ids)
+                                      : NextToken(logits, width, rule.banned);
     if (job.hypotheses != nullptr) {  // only when asked: a pass over the vocabulary
-      const float lse = job.log_sum_exp->Of(logits, scratch.probs);
-      *log_prob = logits[next] - ExcludingIds(lse, logits, scratch.probs, vocab, rule.banned);
+      const float lse = job.log_sum_exp->Of(logits, width, scratch.probs);
+      *log_prob = logits[column] - ExcludingIds(lse, logits, scratch.probs, width, rule.banned);
     }
+    next = columns.IdAt(static_cast<size_t>(column));
   }
   if (!forced && next == job.config->eos_id) {
     scratch.states[s] = SentenceState::kEndedWithEos;
@@ -124,7 +127,8 @@ Status DecodeGreedy(const DecodingJob& job, StepModel& model, DecodingScratch& s
     for (size_t r = 0; r < rows; ++r) {
       const size_t s = static_cast<size_t>(scratch.row_slots[r]);
       int32_t next = 0;
-      if (!Advance(job, rule, s, r, model.logits() + r * vocab, scratch, b, &next)) continue;
+      const OutputColumns columns = model.ColumnsOf(job.SourceIndexOf(s));
+      if (!Advance(job, rule, s, r, model.logits() + r * vocab, columns, scratch, b, &next)) continue;
       scratch.row_slots[kept] = static_cast<int32_t>(s);  // kept <= r: compacts in place
       scratch.row_tokens[kept] = next;
       ++kept;

@@ -20,14 +20,22 @@ Status LogSumExp::Init(size_t vocab) {
   if (status != xnn_status_success)
     return Status(StatusCode::kInternal, "XNNPACK refused the softmax (status " + std::to_string(status) + ")");
   vocab_ = vocab;
+  shaped_ = vocab;
   return Status::Ok();
 }
 
-float LogSumExp::Of(const float* logits, float* probabilities) const {
-  xnn_status status = xnn_setup_softmax_nc_f32(softmax_, logits, probabilities);
+float LogSumExp::Of(const float* logits, size_t count, float* probabilities) const {
+  xnn_status status = xnn_status_success;
+  if (count == 0 || count > vocab_) return std::numeric_limits<float>::quiet_NaN();
+  if (count != shaped_) {
+    shaped_ = 0;
+    status = xnn_reshape_softmax_nc_f32(softmax_, count, count, count, 1, nullptr);
+    if (status == xnn_status_success) shaped_ = count;
+  }
+  if (status == xnn_status_success) status = xnn_setup_softmax_nc_f32(softmax_, logits, probabilities);
   if (status == xnn_status_success) status = xnn_run_operator(softmax_, nullptr);
   if (status != xnn_status_success) return std::numeric_limits<float>::quiet_NaN();
-  return LargestValue(logits, vocab_) - std::log(LargestValue(probabilities, vocab_));
+  return LargestValue(logits, count) - std::log(LargestValue(probabilities, count));
 }
 
 float ExcludingIds(float lse, const float* logits, const float* probabilities, size_t vocab,

@@ -24,13 +24,15 @@ class LogSumExp {
   // For rows of `vocab` logits (vocab > 0); creates the operator once.
   Status Init(size_t vocab);
 
-  // The normalizer of logits[0..vocab); `probabilities` is scratch of
-  // `vocab` floats (it receives the softmax). NaN if XNNPACK fails to run.
-  float Of(const float* logits, float* probabilities) const;
+  // The normalizer of logits[0..count), count <= vocab (a shortlist's
+  // columns); `probabilities` is scratch of `count` floats (it receives the
+  // softmax). NaN if XNNPACK fails to run.
+  float Of(const float* logits, size_t count, float* probabilities) const;
 
  private:
   xnn_operator_t softmax_ = nullptr;
   size_t vocab_ = 0;
+  mutable size_t shaped_ = 0;  // the row length the operator is reshaped for
 };
 
 // The normalizer over the ids a choice may make: `lse` and `probabilities`

@@ -17,25 +17,28 @@ bool Seen(const int32_t* history, size_t length, int32_t id) {
 // Each id output so far, once (a repeated id is penalized once, as
 // CTranslate2 gathers the logits before it writes them). Outputs are short:
 // the quadratic scan costs far less than the step's output layer.
-void PenalizeRepetitions(float penalty, const int32_t* history, size_t length, float* logits, size_t vocab) {
+void PenalizeRepetitions(float penalty, const int32_t* history, size_t length, float* logits,
+                         const OutputColumns& columns) {
   for (size_t i = 0; i < length; ++i) {
     const int32_t id = history[i];
-    if (id < 0 || static_cast<size_t>(id) >= vocab || Seen(history, i, id)) continue;
-    float& logit = logits[id];
+    const int64_t column = columns.ColumnOf(id);
+    if (column < 0 || Seen(history, i, id)) continue;
+    float& logit = logits[column];
     logit = logit < 0.0f ? logit * penalty : logit / penalty;
   }
 }
 
 // Disables every id that followed an earlier occurrence of the last n - 1
 // ids (n = 1: every id output so far).
-void DisableRepeatedNgrams(size_t n, const int32_t* history, size_t length, float* logits, size_t vocab) {
+void DisableRepeatedNgrams(size_t n, const int32_t* history, size_t length, float* logits,
+                           const OutputColumns& columns) {
   if (length < n) return;
   const int32_t* tail = history + length - (n - 1);
   for (size_t start = 0; start + n <= length; ++start) {
     bool match = true;
     for (size_t k = 0; k + 1 < n && match; ++k) match = history[start + k] == tail[k];
-    const int32_t id = history[start + n - 1];
-    if (match && id >= 0 && static_cast<size_t>(id) < vocab) logits[id] = kDisabled;
+    const int64_t column = match ? columns.ColumnOf(history[start + n - 1]) : -1;
+    if (column >= 0) logits[column] = kDisabled;
   }
 }
 
@@ -50,13 +53,13 @@ LogitsProcessors LogitsProcessors::Of(const DecodeOptions& options, int32_t unk_
 }
 
 void ApplyLogitsProcessors(const LogitsProcessors& processors, const int32_t* history, size_t length, float* logits,
-                           size_t vocab) {
+                           const OutputColumns& columns) {
   if (processors.repetition_penalty != 1.0f)
-    PenalizeRepetitions(processors.repetition_penalty, history, length, logits, vocab);
+    PenalizeRepetitions(processors.repetition_penalty, history, length, logits, columns);
   if (processors.no_repeat_ngram_size > 0)
-    DisableRepeatedNgrams(processors.no_repeat_ngram_size, history, length, logits, vocab);
-  if (processors.disabled_unk >= 0 && static_cast<size_t>(processors.disabled_unk) < vocab)
-    logits[processors.disabled_unk] = kDisabled;
+    DisableRepeatedNgrams(processors.no_repeat_ngram_size, history, length, logits, columns);
+  const int64_t unk = processors.disabled_unk >= 0 ? columns.ColumnOf(processors.disabled_unk) : -1;
+  if (unk >= 0) logits[unk] = kDisabled;
 }
 
 }  // namespace edgemt

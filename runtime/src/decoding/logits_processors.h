@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "decoding/output_columns.h"
 #include "edgemt/decode_options.h"
 
 namespace edgemt {
@@ -21,9 +22,9 @@ struct LogitsProcessors {
   bool active() const { return repetition_penalty != 1.0f || no_repeat_ngram_size > 0 || disabled_unk >= 0; }
 };
 
-// Rewrites logits[0..vocab) of a hypothesis whose output so far is
-// history[0..length) (ids outside the vocabulary are ignored).
+// Rewrites a row of logits over `columns` of a hypothesis whose output so
+// far is history[0..length) (ids without a column are ignored).
 void ApplyLogitsProcessors(const LogitsProcessors& processors, const int32_t* history, size_t length, float* logits,
-                           size_t vocab);
+                           const OutputColumns& columns);
 
 }  // namespace edgemt

@@ -21,7 +21,7 @@ Status ScoreTargets(const DecodingJob& job, const TokenIds* targets, StepModel& 
       const bool inside = step < target.size;
       const int32_t expected = inside ? target.data[step] : job.config->eos_id;
       const float* row = model.logits() + r * vocab;
-      b.output_log_probs[s * stride + step] = row[expected] - job.log_sum_exp->Of(row, scratch.probs);
+      b.output_log_probs[s * stride + step] = row[expected] - job.log_sum_exp->Of(row, vocab, scratch.probs);
       if (!inside) continue;
       scratch.row_slots[kept] = static_cast<int32_t>(s);  // kept <= r: compacts in place
       scratch.row_tokens[kept] = expected;

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "decoding/output_columns.h"
 #include "edgemt/status.h"
 
 namespace edgemt {
@@ -20,7 +21,11 @@ class StepModel {
   virtual Status Step(const int32_t* tokens, const int32_t* slots, size_t rows, size_t per_source,
                       size_t step) = 0;
   // The loops may rewrite a row before choosing from it (logits processors).
+  // Rows are target-vocabulary floats apart.
   virtual float* logits() = 0;
+  // The ids in the columns of the rows of source `source` (the job's
+  // sources' index): every id, or the source's shortlist.
+  virtual OutputColumns ColumnsOf(size_t source) const = 0;
   // Cache slots first + r (r < live) take the first `positions` keys and
   // values of slots first + parents[r].
   virtual void ReorderCache(size_t first, const int32_t* parents, size_t live, size_t positions) = 0;

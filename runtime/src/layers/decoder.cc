@@ -28,6 +28,7 @@ void Decoder::Configure(const ModelWeights& weights, size_t cache_length, std::v
     layer.feed_forward_norm = view.feed_forward_norm;
   }
   output_projection_.Configure(weights.output_projection, false, "output projection");
+  shortlisted_projection_.Configure(weights.output_projection);
   to_pack->push_back(&output_projection_);
   // The cross-attention keys and values run once per source; every other
   // layer runs in each step.
@@ -39,6 +40,8 @@ void Decoder::Configure(const ModelWeights& weights, size_t cache_length, std::v
     if (std::find(cross_linears_.begin(), cross_linears_.end(), *it) == cross_linears_.end()) step_linears_.push_back(*it);
   }
 }
+
+Status Decoder::PrepareShortlist() { return shortlisted_projection_.Create(); }
 
 Status Decoder::PrepareCrossAttention(size_t count, size_t source_length, Workspace& workspace,
                                       const RunContext& context) const {
@@ -53,7 +56,7 @@ Status Decoder::PrepareCrossAttention(size_t count, size_t source_length, Worksp
 
 Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, size_t per_source, size_t step,
                      size_t source_length, Workspace& workspace, const RunContext& context,
-                     const AlignmentRequest* alignment) const {
+                     const AlignmentRequest* alignment, const OutputColumns* shortlists) const {
   const ModelConfig& config = weights_->config;
   const size_t d = static_cast<size_t>(config.d_model);
   const bool pre_norm = config.norm == NormPlacement::kPreLN;
@@ -116,8 +119,13 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
     ScopedTimer timer(context.profile, TimeCategory::kLayerNorm);
     LayerNorm(b.x, count, d, weights_->decoder_final_norm.gamma, weights_->decoder_final_norm.beta, eps, b.normed);
   }
-  return output_projection_.Run(pre_norm ? b.normed : b.x, count, workspace.logits, scratch, context.pool,
-                                context.profile);
+  const float* last = pre_norm ? b.normed : b.x;
+  if (shortlists == nullptr) return output_projection_.Run(last, count, workspace.logits, scratch, context.pool, context.profile);
+  for (size_t r = 0; r < count; ++r) workspace.row_columns[r] = shortlists[static_cast<size_t>(slots[r]) / per_source];
+  const ShortlistScratch shortlist_scratch{scratch, workspace.shortlist_centered, workspace.shortlist_groups};
+  return shortlisted_projection_.Run(last, count, workspace.row_columns, workspace.logits,
+                                     static_cast<size_t>(config.target_vocab_size), shortlist_scratch, context.pool,
+                                     context.profile);
 }
 
 void Decoder::AttendSelf(size_t l, const int32_t* slots, size_t count, size_t step, size_t scores_stride, bool parallel,

@@ -5,7 +5,9 @@
 
 #include <vector>
 
+#include "decoding/output_columns.h"
 #include "layers/blocks.h"
+#include "ops/shortlisted_projection.h"
 
 namespace edgemt {
 
@@ -37,9 +39,15 @@ class Decoder {
   // cross-attention). Only the unfinished hypotheses need rows: the slots
   // say whose caches they are, so nothing moves when one finishes.
   // With `alignment`, also records each row's aligned source position.
+  // With `shortlists` (one per source, the model's shortlist in use), row r
+  // gets logits for shortlists[slots[r] / per_source]'s ids only, in its
+  // first columns (docs/shortlist.md).
   Status Step(const int32_t* tokens, const int32_t* slots, size_t count, size_t per_source, size_t step,
               size_t source_length, Workspace& workspace, const RunContext& context,
-              const AlignmentRequest* alignment = nullptr) const;
+              const AlignmentRequest* alignment = nullptr, const OutputColumns* shortlists = nullptr) const;
+
+  // Creates what the shortlisted projection needs (models with a shortlist).
+  Status PrepareShortlist();
 
   // Beam search: self-attention cache slots first + r (r < live) take the
   // first `positions` keys and values of slots first + parents[r], through
@@ -73,6 +81,7 @@ class Decoder {
   size_t cache_length_ = 0;
   std::vector<Layer> layers_;
   LinearOp output_projection_;
+  ShortlistedProjection shortlisted_projection_;  // the same weights, over a shortlist's rows
   std::vector<const LinearOp*> cross_linears_;  // the cross-attention keys and values (fused)
   std::vector<const LinearOp*> step_linears_;   // the others
 };

@@ -1,0 +1,59 @@
+// The output projection over a vocabulary shortlist: each row's logits for
+// its own list of target ids only, out[r, c] = x[r] . W[ids[c]] + b[ids[c]],
+// reading only those rows of the weight (docs/shortlist.md).
+//
+// XNNPACK packs a whole weight matrix ahead of time and cannot multiply by
+// a subset of its rows chosen per sentence, so these loops read the file's
+// rows in place: an int8 or int4 weight with its input quantized per row by
+// XNNPACK's own convert (so the logits are those of the full product up to
+// the rounding of its last float operations), a float32 weight as it is.
+// Rows that share a list (a sentence's beams) are computed together, each
+// weight row read once for all of them.
+#pragma once
+
+#include <pthreadpool.h>
+#include <xnnpack.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "decoding/output_columns.h"
+#include "edgemt/status.h"
+#include "edgemt/types.h"
+#include "model_weights.h"
+#include "ops/linear.h"
+
+namespace edgemt {
+
+// Scratch: LinearScratch's quantized rows and parameters, the rows again
+// as int16 with their zero point taken off, and where each group starts.
+struct ShortlistScratch {
+  LinearScratch quantized;
+  int16_t* centered = nullptr;  // [rows, in]
+  uint32_t* group_starts = nullptr;  // [rows + 1]
+};
+
+class ShortlistedProjection {
+ public:
+  ShortlistedProjection() = default;
+  ~ShortlistedProjection();
+  ShortlistedProjection(const ShortlistedProjection&) = delete;
+  ShortlistedProjection& operator=(const ShortlistedProjection&) = delete;
+
+  // The same layer as the full output projection.
+  void Configure(const LinearView& view);
+  // Creates the input's convert operator (quantized weights only).
+  Status Create();
+
+  // out[r * out_stride + c] for c < columns[r].count; columns[r] lists the
+  // target ids of row r (never the whole vocabulary: ids not null).
+  Status Run(const float* in, size_t rows, const OutputColumns* columns, float* out, size_t out_stride,
+             const ShortlistScratch& scratch, pthreadpool_t pool, TranslationProfile* profile) const;
+
+ private:
+  LinearView view_;
+  xnn_operator_t quantize_op_ = nullptr;
+  mutable size_t reshaped_rows_ = 0;
+};
+
+}  // namespace edgemt

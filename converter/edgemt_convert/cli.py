@@ -1,13 +1,16 @@
 """edgemt-convert: a trained seed-layout checkpoint, an OPUS-MT / Hugging Face
 Marian model directory, a CTranslate2 model directory or an Argos Translate
-package -> one .edgemt file."""
+package -> one .edgemt file, optionally with a vocabulary shortlist; or an
+existing .edgemt file given a shortlist."""
 import argparse
 import signal
 import sys
 
 from . import __version__
+from .amend import amend, is_edgemt_file
 from .convert import Options, convert
 from .errors import ConversionError
+from .shortlist.request import Request
 
 PROG = "edgemt-convert"
 
@@ -20,12 +23,18 @@ examples (from the repository root, with the shared folder beside it):
   converter/edgemt-convert opus-mt-en-de --out opus-mt-en-de.int8.edgemt   # a Marian model from the hub
   converter/edgemt-convert ende_ct2/ --out ende.int8.edgemt                   # a CTranslate2 directory
   converter/edgemt-convert translate-en_de-1_9.argosmodel --out en-de.int8.edgemt  # an Argos Translate package
+  converter/edgemt-convert ../shared/models/multi30k-ende --out m.int8.edgemt \\
+      --shortlist-corpus ../shared/data/multi30k/train.en ../shared/data/multi30k/train.de
+  converter/edgemt-convert m.int8.edgemt --out m.sl.edgemt --shortlist-vmap vmap.txt  # a shortlist for a file
+  converter/edgemt-convert m.sl.edgemt --export-vmap vmap.txt       # its shortlist for CTranslate2's use_vmap
 
 int8 (format 2.0, docs/int8.md): weights symmetric per row; the runtime
 quantizes each input row of an int8 Linear itself, so nothing is calibrated
 and no data is needed. int4 (format 2.1, docs/int4.md): Linear weights in 4
 bits with a bfloat16 scale per block of inputs, embeddings int8; a layer
-whose int4 output error is too large stays int8. See converter/README.md.
+whose int4 output error is too large stays int8. A shortlist (format 2.5,
+docs/shortlist.md) limits the output layer to the target ids a source's
+tokens allow. See converter/README.md.
 """
 
 
@@ -35,9 +44,9 @@ def parser():
     p.add_argument("checkpoint", help="checkpoint directory: model.pt, config.json [, spm.model]; a Marian model "
                                       "directory (config.json model_type marian); a CTranslate2 model directory "
                                       "(model.bin); or an Argos Translate package (.argosmodel, or its unpacked "
-                                      "folder): converter/README.md")
-    p.add_argument("--out", required=True, help="output .edgemt file")
-    p.add_argument("--dtype", choices=("int8", "int4", "float32"), default="int8", help="weights (default: int8)")
+                                      "folder): converter/README.md; or a .edgemt file, to give it a shortlist")
+    p.add_argument("--out", help="output .edgemt file (for a .edgemt input: with a --shortlist-* option)")
+    p.add_argument("--dtype", choices=("int8", "int4", "float32"), help="weights (default: int8)")
     p.add_argument("--block-size", metavar="N", type=int,
                    help="int4: inputs per scale, a multiple of 32 (default: 256, docs/int4.md)")
     p.add_argument("--keep-float", metavar="none|NAMES", default="none",
@@ -45,6 +54,18 @@ def parser():
                         "comma-separated names as in the summary")
     p.add_argument("--source-language", metavar="CODE", help="e.g. en (default: config.json source_language; Marian: tokenizer_config.json source_lang)")
     p.add_argument("--target-language", metavar="CODE", help="e.g. de (default: config.json target_language; Marian: tokenizer_config.json target_lang)")
+    g = p.add_argument_group("vocabulary shortlist (format 2.5, docs/shortlist.md)")
+    g.add_argument("--shortlist-corpus", nargs=2, metavar=("SRC", "TGT"),
+                   help="learn one from a parallel corpus: two aligned UTF-8 text files, one sentence per line "
+                        "(IBM model 1)")
+    g.add_argument("--shortlist-k", metavar="K", type=int, help="candidates per source id (default: 50)")
+    g.add_argument("--shortlist-frequent", metavar="N", type=int,
+                   help="most frequent target ids every translation may use (default: 100)")
+    g.add_argument("--shortlist-iterations", metavar="N", type=int, help="EM iterations (default: 5)")
+    g.add_argument("--shortlist-vmap", metavar="FILE", help="import a CTranslate2 vocabulary map (vmap.txt)")
+    g.add_argument("--shortlist-bergamot", metavar="FILE", help="import a Bergamot/marian binary shortlist (lex.*.bin)")
+    g.add_argument("--export-vmap", metavar="FILE",
+                   help="also write the file's shortlist as a CTranslate2 vmap.txt (for use_vmap)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--version", action="version", version="%s %s" % (PROG, __version__))
     return p
@@ -55,14 +76,35 @@ def _terminate(signum, frame):
     raise KeyboardInterrupt
 
 
+def _options(p, args):
+    """Options from the arguments; usage errors (exit 2) for what does not fit the input."""
+    request = Request(corpus=tuple(args.shortlist_corpus) if args.shortlist_corpus else None, k=args.shortlist_k,
+                      frequent=args.shortlist_frequent, iterations=args.shortlist_iterations,
+                      vmap=args.shortlist_vmap, bergamot=args.shortlist_bergamot, export_vmap=args.export_vmap)
+    edgemt = is_edgemt_file(args.checkpoint)
+    if edgemt:
+        given = [o for o, v in (("--dtype", args.dtype), ("--block-size", args.block_size),
+                                ("--source-language", args.source_language),
+                                ("--target-language", args.target_language)) if v is not None]
+        if args.keep_float != "none":
+            given.append("--keep-float")
+        if given:
+            p.error("%s: not for a .edgemt input (it only gets a shortlist)" % ", ".join(given))
+    elif args.out is None:
+        p.error("the following arguments are required: --out")
+    opts = Options(checkpoint=args.checkpoint, out=args.out, dtype=args.dtype or "int8", keep_float=args.keep_float,
+                   block_size=args.block_size, source_language=args.source_language,
+                   target_language=args.target_language, progress=not args.quiet, shortlist=request)
+    return opts, edgemt
+
+
 def main(argv=None):
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
+    opts, edgemt = _options(p, args)
     old = signal.signal(signal.SIGTERM, _terminate)
     try:
-        convert(Options(
-            checkpoint=args.checkpoint, out=args.out, dtype=args.dtype, keep_float=args.keep_float, block_size=args.block_size,
-            source_language=args.source_language, target_language=args.target_language,
-            progress=not args.quiet))
+        (amend if edgemt else convert)(opts)
     except ConversionError as e:
         print("%s: error: %s" % (PROG, e), file=sys.stderr)
         return 1

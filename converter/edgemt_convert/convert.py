@@ -11,6 +11,9 @@
            (quantize/int4_plan.py, recorded by reference/record.py), then
            quantize as int8 with the Linears that pass in int4 (docs/int4.md);
            the report names the layers kept in int8.
+  shortlist (--shortlist-*, format 2.5, docs/shortlist.md): built from a
+           parallel corpus or imported (shortlist/), given to the model before
+           quantization; --export-vmap writes it as a CTranslate2 vmap.txt too.
 
 Nothing is calibrated (docs/int8.md, format 2.0): a quantized file is a
 function of the checkpoint alone.
@@ -25,6 +28,7 @@ from .errors import ConversionError
 from .format import model_ir as ir
 from .outfile import check_writable, write_atomic
 from .progress import Steps
+from .shortlist.request import Request, make_shortlist, vmap_bytes
 from .sources import load_checkpoint
 
 
@@ -38,6 +42,7 @@ class Options:
     source_language: Optional[str] = None
     target_language: Optional[str] = None
     progress: bool = True
+    shortlist: Request = field(default_factory=Request)     # --shortlist-* and --export-vmap
 
 
 @dataclass
@@ -57,15 +62,25 @@ def convert(opts, out=None):
     if opts.block_size is not None and (opts.dtype != "int4" or opts.block_size <= 0 or opts.block_size % 32):
         raise ConversionError("--block-size applies to int4 files and must be a positive multiple of 32")
     check_writable(opts.out)
+    opts.shortlist.source()                    # conflicting shortlist options fail before loading
+    if opts.shortlist.export_vmap is not None:
+        check_writable(opts.shortlist.export_vmap)
     steps = Steps(opts.progress)
     t0 = time.perf_counter()
     imported = load_checkpoint(opts.checkpoint, opts.source_language, opts.target_language, opts.dtype)
-    model, weights, notes = imported.model, imported.weights, imported.notes
+    model, weights, notes = imported.model, imported.weights, list(imported.notes)
     keep = parse_keep_float(opts.keep_float, model)
     if keep and opts.dtype == "float32":
         raise ConversionError("--keep-float applies to int8 and int4 files only")
     steps.timed("load", t0)
     weights = (os.path.basename(weights), os.path.getsize(weights))
+    shortlist, shortlist_notes, seconds = make_shortlist(model, opts.shortlist)
+    if shortlist is not None:
+        model.set_shortlist(shortlist)
+        notes += shortlist_notes
+        steps.timings.append(("shortlist", seconds))
+    vmap, vmap_notes = vmap_bytes(model, opts.shortlist)
+    notes += vmap_notes
 
     quant = None
     if opts.dtype == "int8":
@@ -89,6 +104,8 @@ def convert(opts, out=None):
                 break
             text = again
     write_atomic(opts.out, data)
+    if vmap is not None:
+        write_atomic(opts.shortlist.export_vmap, vmap)
     steps.timed("write", t0)
     timing = ", ".join("%s %.1fs" % t for t in steps.timings)
     print(text, file=out)

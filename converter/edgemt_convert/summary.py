@@ -1,8 +1,9 @@
 """The conversion summary printed by edgemt-convert (and, for int8 files,
-stored as Metadata.quantization_summary)."""
+stored as Metadata.quantization_summary), the shortlist's lines included."""
 import os
 
 from .format import model_ir as ir
+from .shortlist.table import describe as describe_shortlist
 
 
 def _tensors(model):
@@ -102,6 +103,8 @@ def summarize(model, size, weights, notes, quant, opts):
         lines.append("languages: %s -> %s" % (md.source_language or "?", md.target_language or "?"))
     for note in notes:
         lines.append("note: " + note)
+    if model.shortlist is not None:
+        lines.extend(describe_shortlist(model.shortlist))
     if quant is None:
         return "\n".join(lines)
 

@@ -182,6 +182,19 @@ FORMAT_MINOR_INT4 = 1     # Int4 tensors
 FORMAT_MINOR_VOCABULARY = 2  # vocabularies, banned ids, default decoding settings
 FORMAT_MINOR_CTRANSLATE2 = 3  # GELU approximations, OpenNMT's sinusoid, source bos/eos, plain-token vocabularies
 FORMAT_MINOR_EMBEDDING_NORM = 4  # embedding norms (NORM_WITH_EMBEDDING_NORM)
+FORMAT_MINOR_SHORTLIST = 5   # a vocabulary shortlist (Model.shortlist)
+
+
+@dataclass
+class Shortlist:
+    """Format 2.5: the target ids a translation may use (docs/shortlist.md):
+    the union of its source ids' candidates and the frequent ids.
+    format/shortlist.py states the rules (validate) and the writer checks them."""
+    frequent: np.ndarray            # int32: ids every translation may use, ascending, each once
+    # source id i's candidates are candidates[offsets[i]:offsets[i + 1]]
+    offsets: np.ndarray             # uint32 [source_vocab_size + 1], non-decreasing, from 0 to len(candidates)
+    candidates: np.ndarray          # int32 target ids, ascending and each once within a source id's range
+    description: str = ""           # how it was made, for people
 
 
 @dataclass
@@ -193,6 +206,13 @@ class Model:
     metadata: Metadata = field(default_factory=Metadata)
     format_major: int = FORMAT_MAJOR
     format_minor: int = FORMAT_MINOR
+    shortlist: Optional[Shortlist] = None     # format 2.5 (the schema's last Model field)
+
+    def set_shortlist(self, shortlist):
+        """Gives the model a shortlist (None: none); a file with one is format 2.5."""
+        self.shortlist = shortlist
+        if shortlist is not None:
+            self.format_minor = max(self.format_minor, FORMAT_MINOR_SHORTLIST)
 
     def has_embedding_norm(self):
         return self.encoder.embedding_norm is not None or self.decoder.embedding_norm is not None

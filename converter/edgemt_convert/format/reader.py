@@ -11,6 +11,7 @@ from ..errors import ConversionError, read_bytes
 from . import model_ir as ir
 from .int4_encoding import from_bfloat16, unpack_nibbles, valid_block_size
 from .schema import accessor, fb
+from .shortlist import validate as validate_shortlist
 
 
 def _tensor(t, what):
@@ -163,6 +164,22 @@ def _embedding_norms(config, encoder, decoder):
                                   % side)
 
 
+def _vector(table, name, dtype):
+    """An integer vector field as a numpy array (empty when absent)."""
+    if getattr(table, name + "IsNone")():
+        return np.zeros(0, dtype)
+    return np.array(getattr(table, name + "AsNumpy")(), dtype=dtype)
+
+
+def _shortlist(sl, config):
+    """Format 2.5: the ir.Shortlist, checked as the writer checks it; None when absent."""
+    if sl is None:
+        return None
+    shortlist = ir.Shortlist(frequent=_vector(sl, "Frequent", np.int32), offsets=_vector(sl, "Offsets", np.uint32),
+                             candidates=_vector(sl, "Candidates", np.int32), description=_string(sl.Description()))
+    return validate_shortlist(shortlist, config)
+
+
 def parse(buf):
     """model_ir.Model from the bytes of a .edgemt file."""
     f = fb()
@@ -176,7 +193,8 @@ def parse(buf):
     encoder, decoder = _stack(m.Encoder(), "encoder"), _stack(m.Decoder(), "decoder")
     _embedding_norms(config, encoder, decoder)
     return ir.Model(config=config, encoder=encoder, decoder=decoder, tokenizer=_tokenizer(m.Tokenizer()),
-                    metadata=_metadata(m.Metadata()), format_major=m.FormatMajor(), format_minor=m.FormatMinor())
+                    metadata=_metadata(m.Metadata()), format_major=m.FormatMajor(), format_minor=m.FormatMinor(),
+                    shortlist=_shortlist(m.Shortlist(), config))
 
 
 def read(path):

@@ -27,7 +27,8 @@ def split_language_token(text):
 
 
 class TextCodec:
-    """Text to source ids (without </s>) and target ids to text, for a model_ir.Model."""
+    """Text to source ids (without </s>) and target ids to text, for a model_ir.Model
+    (and target text to target ids: encode_target)."""
 
     def __init__(self, model):
         tok = model.tokenizer
@@ -46,6 +47,12 @@ class TextCodec:
             for i, p in enumerate(self.source_pieces):
                 self.source_ids.setdefault(p, i)      # a repeated token keeps its first id
         self.unk_id = model.config.unk_id
+        self.target_unk_id = model.config.unk_id
+        self.target_ids = None
+        if self.target_pieces is not None:
+            self.target_ids = {}
+            for i, p in enumerate(self.target_pieces):
+                self.target_ids.setdefault(p, i)
         if self.source_ids is not None:
             # The source side's own <unk>: the vocabularies may differ in size.
             self.unk_id = self.source_ids.get(self.target_pieces[model.config.unk_id], self.unk_id)
@@ -58,6 +65,17 @@ class TextCodec:
         code, rest = split_language_token(text)
         pieces = ([code] if code is not None else []) + self.source.encode(rest, out_type=str)
         return [self.source_ids.get(p, self.unk_id) for p in pieces]
+
+    def encode_target(self, text):
+        """Target-language text to target ids (without </s>), as decode's inverse
+        would split it: the target SentencePiece model (the joint one when there
+        is no other) and the target vocabulary when the model has one. For
+        training data (a shortlist), not for translation."""
+        if self.plain:
+            return [self.target_ids.get(t, self.target_unk_id) for t in text.split()]
+        if self.target_ids is None:
+            return self.target.encode(text)
+        return [self.target_ids.get(p, self.target_unk_id) for p in self.target.encode(text, out_type=str)]
 
     def decode(self, ids):
         if self.plain:

@@ -13,6 +13,7 @@ import numpy as np
 from . import model_ir as ir
 from .int4_encoding import pack_nibbles, to_bfloat16
 from .schema import accessor, fb
+from .shortlist import validate as validate_shortlist
 
 DATA_ALIGNMENT = 64
 # Config fields a file has only when they are not their default (formats 2.2
@@ -98,6 +99,20 @@ def _table(b, obj, f):
     return getattr(module, name + "End")(b)
 
 
+def _shortlist(b, shortlist, config, f):
+    """Format 2.5: the Shortlist table, after checking its rules (format/shortlist.py)."""
+    sl = validate_shortlist(shortlist, config)
+    vectors = [b.CreateNumpyVector(np.asarray(a, dtype=dtype))
+               for a, dtype in ((sl.frequent, "<i4"), (sl.offsets, "<u4"), (sl.candidates, "<i4"))]
+    description = b.CreateString(sl.description)
+    f.Shortlist.ShortlistStart(b)
+    f.Shortlist.ShortlistAddFrequent(b, vectors[0])
+    f.Shortlist.ShortlistAddOffsets(b, vectors[1])
+    f.Shortlist.ShortlistAddCandidates(b, vectors[2])
+    f.Shortlist.ShortlistAddDescription(b, description)
+    return f.Shortlist.ShortlistEnd(b)
+
+
 def _size_estimate(model):
     n = 1 << 20
     for t in _all_arrays(model):
@@ -134,15 +149,21 @@ def serialize(model):
         config = dataclasses.replace(config, norm=ir.NORM_WITH_EMBEDDING_NORM[config.norm])
     config, encoder, decoder, tokenizer, metadata = (
         _value(b, part, f) for part in (config, model.encoder, model.decoder, model.tokenizer, model.metadata))
+    shortlist, minor = None, model.format_minor
+    if model.shortlist is not None:
+        shortlist = _shortlist(b, model.shortlist, model.config, f)
+        minor = max(minor, ir.FORMAT_MINOR_SHORTLIST)
     f.Model.ModelStart(b)
     f.Model.ModelAddFormatMajor(b, model.format_major)
-    f.Model.ModelAddFormatMinor(b, model.format_minor)
+    f.Model.ModelAddFormatMinor(b, minor)
     f.Model.ModelAddConfig(b, config)
     f.Model.ModelAddEncoder(b, encoder)
     f.Model.ModelAddDecoder(b, decoder)
     if tokenizer is not None:
         f.Model.ModelAddTokenizer(b, tokenizer)
     f.Model.ModelAddMetadata(b, metadata)
+    if shortlist is not None:
+        f.Model.ModelAddShortlist(b, shortlist)
     root = f.Model.ModelEnd(b)
     b.Finish(root, file_identifier=b"EDMT")
     return bytes(b.Output())

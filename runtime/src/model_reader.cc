@@ -24,7 +24,7 @@ std::string ScaleProblem(float v) {
 }
 
 // The tensor types a place in the file allows.
-enum class Allowed { kFloat32, kFloat32OrInt8, kAny };
+enum class Allowed { kFloat32, kAny };
 
 // Whether a bfloat16 bit pattern is positive, finite and normal: XNNPACK refuses other scales.
 bool UsableBfloat16(uint16_t bits) {
@@ -98,9 +98,7 @@ Status ReadMatrix(const fb::Tensor* tensor, const std::string& name, int rows, i
       break;
     }
     case fb::TensorType::Int4:
-      if (allowed != Allowed::kAny)
-        return Invalid("tensor " + name + " must be " +
-                       (allowed == Allowed::kFloat32 ? "float32" : "float32 or int8") + ", not int4");
+      if (allowed != Allowed::kAny) return Invalid("tensor " + name + " must be float32, not int4");
       EDGEMT_RETURN_IF_ERROR(ReadInt4(tensor, name, cols, out));
       break;
     default:
@@ -236,12 +234,12 @@ Status ReadEmbeddings(const fb::Encoder* encoder, const fb::Decoder* decoder, Mo
   const ModelConfig& config = weights->config;
   const int d = config.d_model;
   EDGEMT_RETURN_IF_ERROR(ReadMatrix(decoder->token_embedding(), "decoder.token_embedding", config.target_vocab_size, d,
-                                    Allowed::kFloat32OrInt8, &weights->target_embedding));
+                                    Allowed::kAny, &weights->target_embedding));
   if (config.shared_embeddings) {
     weights->source_embedding = weights->target_embedding;
   } else {
     EDGEMT_RETURN_IF_ERROR(ReadMatrix(encoder->token_embedding(), "encoder.token_embedding", config.source_vocab_size,
-                                      d, Allowed::kFloat32OrInt8, &weights->source_embedding));
+                                      d, Allowed::kAny, &weights->source_embedding));
   }
   if (config.position_encoding == PositionEncoding::kLearned) {
     MatrixView table;

@@ -145,6 +145,9 @@ struct Builder {
 
   std::unique_ptr<fb::TensorT> Embedding(int vocab) {
     std::vector<float> values = random.Uniform(static_cast<size_t>(vocab) * spec.d_model, 1.0f / std::sqrt(static_cast<float>(spec.d_model)));
+    if (spec.int4_embeddings && spec.int4_block > 0)
+      return Int4Tensor(values, static_cast<uint32_t>(vocab), static_cast<uint32_t>(spec.d_model),
+                        static_cast<uint32_t>(spec.int4_block));
     if (spec.int8 || spec.int4_block > 0)
       return Int8Tensor(values, static_cast<uint32_t>(vocab), static_cast<uint32_t>(spec.d_model));
     return FloatTensor(values, {static_cast<uint32_t>(vocab), static_cast<uint32_t>(spec.d_model)});
@@ -162,7 +165,7 @@ std::vector<uint8_t> BuildTestModelFile(const TestModelSpec& spec) {
   Builder b{spec, Random(spec.seed)};
   fb::ModelT model;
   model.format_major = 2;
-  model.format_minor = spec.embedding_norm ? 4 : spec.int4_block > 0 ? 1 : 0;
+  model.format_minor = spec.int4_embeddings ? 6 : spec.embedding_norm ? 4 : spec.int4_block > 0 ? 1 : 0;
   model.config = std::make_unique<fb::ConfigT>();
   fb::ConfigT& c = *model.config;
   c.d_model = static_cast<uint32_t>(spec.d_model);

@@ -26,6 +26,8 @@ struct TestModelSpec {
   // > 0: Linear weights in int4 with this many inputs per scale (a multiple
   // of 32 dividing d_model and d_ff), embeddings in int8 (docs/int4.md).
   int int4_block = 0;
+  // With int4_block: token embeddings in int4 too (format 2.6).
+  bool int4_embeddings = false;
   NormPlacement norm = NormPlacement::kPostLN;
   Activation activation = Activation::kReLU;
   PositionEncoding positions = PositionEncoding::kSinusoidalInterleaved;

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "edgemt/model.h"
+#include "edgemt/translator.h"
 #include "model_weights.h"
 #include "ops/linear.h"
 #include "test_model.h"
@@ -297,10 +298,85 @@ TEST_CASE("an int4 model file loads; malformed Int4 tensors are refused with the
   expect_invalid([&](fb::ModelT& m) { query(m).block_scales[0] = 0x0001; }, "not a positive normal number");
   expect_invalid([&](fb::ModelT& m) { query(m).block_scales[0] = 0x7F80; }, "not a positive normal number");
   expect_invalid([&](fb::ModelT& m) { query(m).data.pop_back(); }, "has 2047 bytes, its shape needs 2048");
-  // Embeddings, biases and norms are never int4.
+  // Biases and norms are never int4 (embeddings may be: the next test).
   expect_invalid([&](fb::ModelT& m) {
-    const std::vector<uint32_t> shape = m.decoder->token_embedding->shape;
-    m.decoder->token_embedding = std::make_unique<fb::TensorT>(query(m));
-    m.decoder->token_embedding->shape = shape;
-  }, "decoder.token_embedding must be float32 or int8, not int4");
+    auto& bias = m.encoder->layers[0]->self_attention->query->bias;
+    const std::vector<uint32_t> shape = bias->shape;
+    bias = std::make_unique<fb::TensorT>(query(m));
+    bias->shape = shape;
+  }, "encoder.layers[0].self_attention.query.bias must be float32, not int4");
+}
+
+namespace {
+
+// `tensor` (Int4) as the float32 tensor of its dequantized values.
+std::unique_ptr<fb::TensorT> Dequantized(const fb::TensorT& tensor) {
+  const size_t rows = tensor.shape[0], cols = tensor.shape[1], block = tensor.block_size;
+  auto out = std::make_unique<fb::TensorT>();
+  out->type = fb::TensorType::Float32;
+  out->shape = tensor.shape;
+  out->data.resize(rows * cols * sizeof(float));
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t c = 0; c < cols; ++c) {
+      const size_t element = r * cols + c;
+      const uint8_t pair = tensor.data[element / 2];
+      const int q = (element % 2 == 0 ? (pair & 0xF) : (pair >> 4)) - 8;
+      const float value = static_cast<float>(q) * FromBfloat16(tensor.block_scales[r * (cols / block) + c / block]);
+      std::memcpy(out->data.data() + element * sizeof(float), &value, sizeof(float));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("int4 token embeddings (format 2.6) look up their dequantized rows; a tied projection runs on them") {
+  for (bool tied : {false, true}) {
+    CAPTURE(tied);
+    TestModelSpec spec;
+    spec.d_model = 64;
+    spec.d_ff = 128;
+    spec.int4_block = 32;
+    spec.int4_embeddings = true;
+    spec.tied_output = tied;
+    TestModelSpec widened = spec;
+    widened.mutate = [](fb::ModelT& m) {
+      m.encoder->token_embedding = Dequantized(*m.encoder->token_embedding);
+      m.decoder->token_embedding = Dequantized(*m.decoder->token_embedding);
+    };
+    const auto int4 = LoadTestModel(spec);
+    const auto float32 = LoadTestModel(widened);
+    TranslatorOptions options;
+    options.max_batch_size = 2;
+    auto a = Translator::Create(int4.model, options);
+    auto b = Translator::Create(float32.model, options);
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    const std::vector<int32_t> first = {5, 9, 17, 3}, second = {30, 3};
+    const TokenIds sources[2] = {{first.data(), first.size()}, {second.data(), second.size()}};
+    REQUIRE(a.value()->Encode(sources, 2).ok());
+    REQUIRE(b.value()->Encode(sources, 2).ok());
+    const size_t d = static_cast<size_t>(spec.d_model);
+    for (size_t s = 0; s < 2; ++s) {
+      const float* x = a.value()->encoder_output(s);
+      const float* y = b.value()->encoder_output(s);
+      for (size_t i = 0; i < sources[s].size * d; ++i) CHECK(x[i] == y[i]);  // the same floats in
+    }
+    const int32_t tokens[2] = {2, 2};
+    REQUIRE(a.value()->DecodeStep(tokens).ok());
+    REQUIRE(b.value()->DecodeStep(tokens).ok());
+    double largest = 0.0, worst = 0.0;
+    for (size_t v = 0; v < static_cast<size_t>(spec.target_vocab); ++v) {
+      const float x = a.value()->logits(0)[v], y = b.value()->logits(0)[v];
+      largest = std::max(largest, std::fabs(static_cast<double>(y)));
+      worst = std::max(worst, std::fabs(static_cast<double>(x) - y));
+    }
+    // Untied, the step is the same computation; tied, the int4 projection
+    // quantizes its input (docs/int4.md) where the float one does not.
+    if (tied) {
+      CHECK(worst <= 0.05 * largest);
+    } else {
+      CHECK(worst == 0.0);
+    }
+  }
 }

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <vector>
 
+#include "ops/bfloat16.h"
+
 namespace edgemt {
 
 void FillSinusoidalTable(PositionEncoding layout, size_t num_positions, size_t d, float* table) {
@@ -36,7 +38,16 @@ void FillSinusoidalTable(PositionEncoding layout, size_t num_positions, size_t d
 void EmbedToken(const MatrixView& embedding, int32_t token, float scale, const float* positions, float* out) {
   const size_t d = static_cast<size_t>(embedding.cols);
   const size_t offset = static_cast<size_t>(token) * d;
-  if (embedding.type == WeightType::kInt8) {
+  if (embedding.type == WeightType::kInt4) {
+    // Nibbles hold q + 8, the lower first; a bfloat16 scale per block of the row.
+    const size_t block = static_cast<size_t>(embedding.block_size);
+    const uint8_t* pairs = embedding.nibbles() + offset / 2;
+    const uint16_t* scales = embedding.block_scales + static_cast<size_t>(token) * (d / block);
+    for (size_t i = 0; i < d; ++i) {
+      const int q = ((i % 2 == 0) ? (pairs[i / 2] & 0xF) : (pairs[i / 2] >> 4)) - 8;
+      out[i] = (static_cast<float>(q) * Bfloat16ToFloat(scales[i / block])) * scale + positions[i];
+    }
+  } else if (embedding.type == WeightType::kInt8) {
     const int8_t* row = embedding.i8() + offset;
     const float row_scale = embedding.scales[token];
     for (size_t i = 0; i < d; ++i) out[i] = (static_cast<float>(row[i]) * row_scale) * scale + positions[i];

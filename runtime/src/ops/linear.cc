@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "ops/bfloat16.h"
 #include "ops/linear_trace.h"
 #include "profiler.h"
 
@@ -86,13 +87,6 @@ struct StackedWeights {
   std::vector<uint16_t> block_scales;
   std::vector<float> bias;  // empty: no part has a bias
 };
-
-float Bfloat16ToFloat(uint16_t bits) {
-  const uint32_t widened = static_cast<uint32_t>(bits) << 16;
-  float value;
-  std::memcpy(&value, &widened, sizeof(value));
-  return value;
-}
 
 // Row r of a quantized part as float: q * s (exact in float32 for both types).
 void Dequantize(const MatrixView& w, size_t r, float* row) {

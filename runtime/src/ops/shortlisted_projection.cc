@@ -3,6 +3,7 @@
 #include <cstring>
 #include <string>
 
+#include "ops/bfloat16.h"
 #include "ops/quantization_params.h"
 #include "ops/vectorize.h"
 #include "profiler.h"
@@ -13,13 +14,6 @@ namespace {
 
 // Rows computed together over one weight row: a beam's worth.
 constexpr size_t kGroupRows = 4;
-
-float Bfloat16ToFloat(uint16_t bits) {
-  const uint32_t widened = static_cast<uint32_t>(bits) << 16;
-  float value;
-  std::memcpy(&value, &widened, sizeof(value));
-  return value;
-}
 
 // Integer sums are exact, so every instruction set gives the same bits.
 inline int32_t DotInt8(const int16_t* a, const int8_t* w, size_t n) {

@@ -4,7 +4,7 @@
 //   edgemt-bench --model FILE (--input-ids FILE | --input FILE)
 //                [--threads N] [--batch-size N] [--min-length N] [--max-length N]
 //                [--repeat N] [--limit N] [--output FILE] [--profile-passes N]
-//                [--packed-cache DIR] [--translators N] [--beam-size N]
+//                [--packed-cache DIR] [--translators N] [--beam-size N] [--no-shortlist]
 //
 // Each repetition translates every source (after one untimed warm-up pass),
 // in batches of --batch-size; per-sentence figures are a pass's time divided
@@ -73,12 +73,17 @@ struct Args {
   std::string model, input_ids, input_text, output, packed_cache;
   int translators = 1;
   int beam = 1;
+  bool use_shortlist = true;  // the model's vocabulary shortlist, when it has one
   int threads = 1, batch = 1, min_length = 0, max_length = 0, repeat = 3, limit = 0, profile_passes = 1;
 };
 
 bool Parse(int argc, char** argv, Args* args) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
+    if (a == "--no-shortlist") {
+      args->use_shortlist = false;
+      continue;
+    }
     if (i + 1 >= argc) return false;
     const char* v = argv[++i];
     if (a == "--model") args->model = v;
@@ -175,7 +180,7 @@ int main(int argc, char** argv) {
   if (!Parse(argc, argv, &args))
     return Fail("usage: edgemt-bench --model FILE (--input-ids FILE | --input FILE) [--threads N] [--batch-size N] "
                 "[--min-length N] [--max-length N] [--repeat N] [--limit N] [--output FILE] [--profile-passes N] "
-                "[--packed-cache DIR] [--translators N] [--beam-size N]");
+                "[--packed-cache DIR] [--translators N] [--beam-size N] [--no-shortlist]");
 
   edgemt::TranslatorOptions options;
   options.num_threads = args.threads;
@@ -249,6 +254,7 @@ int main(int argc, char** argv) {
   decode.min_length = args.min_length;
   decode.max_length = args.max_length;
   decode.beam_size = args.beam;
+  decode.use_shortlist = args.use_shortlist;
   const size_t batch = static_cast<size_t>(args.batch);
 
   auto check = [](const edgemt::Status& status) {

@@ -2,14 +2,17 @@
 here to int8 and float32: translate() gives exactly edgemt-translate's
 lines for the 500 dev sentences, as do translate_batch and
 translate_iterable, and the pieces of translate_stream add up to the same
-text for every sentence. Skips (77) without ../shared or the package."""
+text for every sentence. With a vocabulary shortlist (the example int8 file
+given one from the train split), translate() gives the CLI's lines with
+and without it (use_shortlist=False, --no-shortlist). Skips (77) without
+../shared or the package."""
 import os
 import sys
 import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
-from e2e_common import DEV_EN, MULTI30K, convert, need_shared, run, tool  # noqa: E402
+from e2e_common import CONVERT, DEV_EN, EXAMPLE_INT8, MULTI30K, SHARED, convert, need_shared, run, tool  # noqa: E402
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import edgemt_package  # noqa: E402
 
@@ -55,6 +58,19 @@ class PythonMulti30k(unittest.TestCase):
 
     def test_float32(self):
         self.same_as_cli("float32")
+
+    def test_a_shortlist_decodes_as_the_cli_with_and_without_it(self):
+        train = os.path.join(SHARED, "data", "multi30k", "train")
+        model = os.path.join(self.tmp.name, "shortlist.int8.edgemt")
+        run([sys.executable, CONVERT, EXAMPLE_INT8, "--out", model, "--quiet",
+             "--shortlist-corpus", train + ".en", train + ".de"])
+        self.assertTrue(edgemt.Model(model).has_shortlist)
+        self.assertFalse(edgemt.Model(EXAMPLE_INT8).has_shortlist)
+        sources = "".join(line + "\n" for line in self.sentences[:100])
+        translator = edgemt.Translator(model)
+        for use_shortlist, flags in ((True, []), (False, ["--no-shortlist"])):
+            cli = run([tool("edgemt-translate"), "--model", model, *flags], stdin=sources).stdout.split("\n")[:-1]
+            self.assertEqual(translator.translate(self.sentences[:100], use_shortlist=use_shortlist), cli)
 
 
 if __name__ == "__main__":

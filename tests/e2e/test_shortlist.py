@@ -1,0 +1,88 @@
+"""Vocabulary shortlists (docs/shortlist.md) on the trained Multi30k model:
+the int8 example file given a shortlist learned from the train split
+(edgemt-convert FILE.edgemt --shortlist-corpus train.en train.de), its dev
+translations against the same file with --no-shortlist.
+
+- The converter's default shortlist (50 candidates per source id, 100
+  frequent ids): dev BLEU, greedy and beam 4, at least the whole
+  vocabulary's less 0.1 (measured: higher).
+- A wide one (200 per source id, 4,000 frequent): at least 97% of the
+  greedy translations identical to the whole vocabulary's, and BLEU within
+  0.1 of it. Beam 4's identical share is printed, not asserted at 97%:
+  with a shortlist each step's log-probabilities are normalised over the
+  shortlist, which moves beam search's comparisons between hypotheses
+  (docs/shortlist.md, "Quality").
+(The Python module with a shortlist: tests/python/test_python_multi30k.py.)
+"""
+import os
+import sys
+import tempfile
+import unittest
+
+from e2e_common import CONVERT, DEV_DE, DEV_EN, EXAMPLE_INT8, SHARED, bleu_of_lines, need_shared, run, tool
+
+TRAIN_EN = os.path.join(SHARED, "data", "multi30k", "train.en")
+TRAIN_DE = os.path.join(SHARED, "data", "multi30k", "train.de")
+
+
+class Shortlist(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        need_shared()
+        if not os.path.isfile(TRAIN_EN):
+            raise unittest.SkipTest("the Multi30k train split is not at %s" % TRAIN_EN)
+        cls.tmp = tempfile.TemporaryDirectory()
+        cls.files = {}
+        for name, extra in (("default", []), ("wide", ["--shortlist-k", "200", "--shortlist-frequent", "4000"])):
+            out = os.path.join(cls.tmp.name, "%s.edgemt" % name)
+            run([sys.executable, CONVERT, EXAMPLE_INT8, "--out", out, "--quiet",
+                 "--shortlist-corpus", TRAIN_EN, TRAIN_DE, *extra])
+            cls.files[name] = out
+        with open(DEV_EN, encoding="utf-8") as f:
+            cls.dev = f.read()
+        cls.whole = {beam: cls.translate(cls.files["default"], beam, shortlist=False) for beam in (1, 4)}
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.tmp.cleanup()
+
+    @classmethod
+    def translate(cls, path, beam, shortlist=True):
+        cmd = [tool("edgemt-translate"), "--model", path, "--beam-size", str(beam), "--batch-size", "16"]
+        if not shortlist:
+            cmd.append("--no-shortlist")
+        lines = run(cmd, stdin=cls.dev).stdout.split("\n")[:-1]
+        assert len(lines) == 500, len(lines)
+        return lines
+
+    def bleu(self, lines, name):
+        return bleu_of_lines(lines, os.path.join(self.tmp.name, name + ".de"), DEV_DE)
+
+    def test_the_default_shortlist_keeps_bleu(self):
+        for beam in (1, 4):
+            with self.subTest(beam=beam):
+                listed = self.translate(self.files["default"], beam)
+                whole_bleu = self.bleu(self.whole[beam], "whole%d" % beam)
+                listed_bleu = self.bleu(listed, "default%d" % beam)
+                same = sum(a == b for a, b in zip(listed, self.whole[beam]))
+                print("default shortlist, beam %d: BLEU %.2f (whole vocabulary %.2f), %d/500 identical"
+                      % (beam, listed_bleu, whole_bleu, same))
+                self.assertGreaterEqual(listed_bleu, whole_bleu - 0.1)
+
+    def test_a_wide_shortlist_translates_as_the_whole_vocabulary(self):
+        for beam in (1, 4):
+            listed = self.translate(self.files["wide"], beam)
+            same = sum(a == b for a, b in zip(listed, self.whole[beam]))
+            whole_bleu = self.bleu(self.whole[beam], "whole%d" % beam)
+            listed_bleu = self.bleu(listed, "wide%d" % beam)
+            print("wide shortlist, beam %d: %d/500 identical, BLEU %.2f (whole vocabulary %.2f)"
+                  % (beam, same, listed_bleu, whole_bleu))
+            if beam == 1:
+                self.assertGreaterEqual(same, 0.97 * 500)
+                self.assertLessEqual(abs(listed_bleu - whole_bleu), 0.1)
+            else:
+                self.assertGreaterEqual(listed_bleu, whole_bleu - 0.1)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -137,7 +137,7 @@ def prepare_models(cache_dir, names, generated=None):
     models = {}
     if "multi30k" in names:
         models["multi30k"] = _multi30k(cache_dir, stamp)
-    for preset in ("tiny", "base"):
+    for preset in ("tiny", "base", "opus"):
         if preset in names:
             models[preset] = _random(cache_dir, preset, stamp, generated)
     return models

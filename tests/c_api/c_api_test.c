@@ -11,6 +11,7 @@
 #include <edgemt/edgemt.h>
 #include <math.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,6 +281,20 @@ static void test_translators(void) {
   CHECK_STATUS(edgemt_translate_text(translator, "a man", &decode, output, sizeof output, &length),
                EDGEMT_INVALID_ARGUMENT, "struct_size");
   edgemt_decode_options_init(&decode);
+  CHECK(decode.use_shortlist == 1); /* the model's shortlist when it has one (this one has none) */
+  {
+    /* A caller's struct from before use_shortlist keeps its default. */
+    edgemt_decode_options old;
+    edgemt_decode_options_init(&old);
+    old.use_shortlist = 0;
+    old.struct_size = offsetof(edgemt_decode_options, use_shortlist);
+    char with_default[256], without[256];
+    size_t n1 = 0, n2 = 0;
+    CHECK(edgemt_translate_text(translator, "a man", &old, with_default, sizeof with_default, &n1) == EDGEMT_OK);
+    old.struct_size = sizeof old;
+    CHECK(edgemt_translate_text(translator, "a man", &old, without, sizeof without, &n2) == EDGEMT_OK);
+    CHECK(n1 == n2 && strcmp(with_default, without) == 0); /* no shortlist in this file: the same */
+  }
   decode.beam_size = 3;
   CHECK_STATUS(edgemt_translate_text(translator, "a man", &decode, output, sizeof output, &length),
                EDGEMT_INVALID_ARGUMENT, "max_beam_size 2");

@@ -1,7 +1,9 @@
 // Writes the fuzzer's seed corpus: small valid model files (float32 and
-// int8, every norm, activation and position variant; one int4) made with
+// int8, every norm, activation and position variant; one int4; one with a
+// vocabulary shortlist) made with
 // tests/support/test_model.cc. Usage: edgemt-fuzz-seeds DIRECTORY
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -62,6 +64,21 @@ int main(int argc, char** argv) {
     };
     seeds.emplace_back(dtype + "-silu-halves-shared", shared);
   }
+  // A vocabulary shortlist (format 2.5): source id i may produce target ids i and i + 1.
+  TestModelSpec listed = Tiny(true);
+  listed.mutate = [](edgemt::fb::ModelT& model) {
+    auto list = std::make_unique<edgemt::fb::ShortlistT>();
+    list->frequent = {4};
+    list->offsets.push_back(0);
+    for (int32_t i = 0; i < 8; ++i) {
+      list->candidates.push_back(i);
+      list->candidates.push_back(i + 1);
+      list->offsets.push_back(static_cast<uint32_t>(list->candidates.size()));
+    }
+    model.shortlist = std::move(list);
+    model.format_minor = 5;
+  };
+  seeds.emplace_back("int8-shortlist", listed);
   // int4 blocks are at least 32 inputs wide: the smallest int4 model.
   TestModelSpec int4 = Tiny(false);
   int4.d_model = 32;

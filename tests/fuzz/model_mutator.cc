@@ -189,9 +189,46 @@ void MutateConfig(edgemt::fb::ConfigT& c, Random& random) {
   }
 }
 
+// The vocabulary shortlist (format 2.5): an id, an offset or a list broken,
+// a list emptied, or a shortlist made up for a model without one.
+void MutateShortlist(edgemt::fb::ModelT& model, Random& random) {
+  if (!model.shortlist) {
+    auto list = std::make_unique<edgemt::fb::ShortlistT>();
+    const uint32_t sources = model.config ? model.config->source_vocab_size : 8;
+    const uint32_t targets = model.config ? model.config->target_vocab_size : 9;
+    list->offsets.push_back(0);
+    for (uint32_t i = 0; i < sources && i < 4096; ++i) {
+      if (targets > 0 && Pick(random, 2) == 0) list->candidates.push_back(static_cast<int32_t>(Pick(random, targets)));
+      list->offsets.push_back(static_cast<uint32_t>(list->candidates.size()));
+    }
+    if (targets > 4) list->frequent = {4};
+    model.shortlist = std::move(list);
+    return;
+  }
+  edgemt::fb::ShortlistT& list = *model.shortlist;
+  switch (Pick(random, 6)) {
+    case 0:
+      if (!list.offsets.empty()) list.offsets[Pick(random, list.offsets.size())] = SpecialCount(random, 4);
+      break;
+    case 1:
+      if (!list.candidates.empty())
+        list.candidates[Pick(random, list.candidates.size())] = static_cast<int32_t>(SpecialCount(random, 8));
+      break;
+    case 2:
+      if (!list.frequent.empty()) list.frequent[Pick(random, list.frequent.size())] = -static_cast<int32_t>(Pick(random, 3));
+      break;
+    case 3: list.offsets.resize(Pick(random, list.offsets.size() + 2)); break;
+    case 4: list.candidates.clear(); break;
+    default: model.shortlist.reset();
+  }
+}
+
 void Mutate(edgemt::fb::ModelT& model, Random& random) {
   Parts parts(model);
-  switch (Pick(random, 8)) {
+  switch (Pick(random, 9)) {
+    case 7:
+      MutateShortlist(model, random);
+      break;
     case 0:
       if (model.config) MutateConfig(*model.config, random);
       break;

@@ -160,7 +160,10 @@ Status ShortlistedProjection::Run(const float* in, size_t rows, const OutputColu
   auto run_group = [&](size_t, size_t index) {
     const size_t r = scratch.group_starts[index];
     const size_t n = scratch.group_starts[index + 1] - r;
-    Group g{in + r * width, scratch.centered + r * width, scratch.quantized.params + r, n, out + r * out_stride};
+    // The quantized input exists for quantized weights only.
+    const bool quantized = view_.is_quantized();
+    Group g{in + r * width, quantized ? scratch.centered + r * width : nullptr,
+            quantized ? scratch.quantized.params + r : nullptr, n, out + r * out_stride};
     if (w.type == WeightType::kInt8) {
       ProjectInt8(w, view_.bias, columns[r], g, width, out_stride);
     } else if (w.type == WeightType::kInt4) {

@@ -12,8 +12,8 @@
 #include "decoding/beam_search.h"
 #include "decoding/decoding_job.h"
 #include "decoding/greedy.h"
-#include "decoding/output_columns.h"
 #include "edgemt/model_config.h"
+#include "ops/output_columns.h"
 
 namespace edgemt {
 

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "ops/output_columns.h"
+
 namespace edgemt {
 
 struct BannedIds {
@@ -27,5 +29,16 @@ struct BannedIds {
     return false;
   }
 };
+
+// The columns of `ids` in a row of `columns` (ids without one left out).
+inline BannedIds ColumnsOf(const BannedIds& ids, const OutputColumns& columns) {
+  if (columns.ids == nullptr) return ids;
+  BannedIds out;
+  for (size_t i = 0; i < ids.count; ++i) {
+    const int64_t column = columns.ColumnOf(ids.ids[i]);
+    if (column >= 0) out.Add(static_cast<int32_t>(column));
+  }
+  return out;
+}
 
 }  // namespace edgemt

@@ -8,8 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "decoding/output_columns.h"
 #include "edgemt/decode_options.h"
+#include "ops/output_columns.h"
 
 namespace edgemt {
 

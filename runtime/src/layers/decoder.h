@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "decoding/output_columns.h"
 #include "layers/blocks.h"
+#include "ops/output_columns.h"
 #include "ops/shortlisted_projection.h"
 
 namespace edgemt {

@@ -17,11 +17,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "decoding/output_columns.h"
 #include "edgemt/status.h"
 #include "edgemt/types.h"
 #include "model_weights.h"
 #include "ops/linear.h"
+#include "ops/output_columns.h"
 
 namespace edgemt {
 

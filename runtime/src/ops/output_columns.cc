@@ -1,4 +1,4 @@
-#include "decoding/output_columns.h"
+#include "ops/output_columns.h"
 
 #include <algorithm>
 
@@ -10,16 +10,6 @@ int64_t OutputColumns::ColumnOf(int32_t id) const {
   const int32_t* end = ids + count;
   const int32_t* at = std::lower_bound(ids, end, id);
   return at != end && *at == id ? at - ids : -1;
-}
-
-BannedIds ColumnsOf(const BannedIds& ids, const OutputColumns& columns) {
-  if (columns.ids == nullptr) return ids;
-  BannedIds out;
-  for (size_t i = 0; i < ids.count; ++i) {
-    const int64_t column = columns.ColumnOf(ids.ids[i]);
-    if (column >= 0) out.Add(static_cast<int32_t>(column));
-  }
-  return out;
 }
 
 }  // namespace edgemt

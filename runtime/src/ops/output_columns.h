@@ -1,14 +1,13 @@
 // Which target ids a row of logits holds. Without a shortlist, all of them
 // in id order (column c is id c); with one (docs/shortlist.md), a
 // sentence's shortlist in ascending id order (column c is ids[c]), so that
-// the lowest column on a tie is the lowest id either way. The decoding
-// loops choose columns and turn them into ids here.
+// the lowest column on a tie is the lowest id either way. The output
+// projection fills them; the decoding loops choose columns and turn them
+// into ids here.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-
-#include "decoding/banned_ids.h"
 
 namespace edgemt {
 
@@ -20,8 +19,5 @@ struct OutputColumns {
   // The column of `id`, or -1 when the row has none for it.
   int64_t ColumnOf(int32_t id) const;
 };
-
-// The columns of `ids` (those without one left out).
-BannedIds ColumnsOf(const BannedIds& ids, const OutputColumns& columns);
 
 }  // namespace edgemt

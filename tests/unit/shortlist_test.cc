@@ -211,7 +211,10 @@ TEST_CASE("with a shortlist a sentence's output does not depend on its batch or 
     REQUIRE(alone.size() == batched.size());
     for (size_t i = 0; i < alone.size(); ++i) {
       CHECK(alone[i].ids == batched[i].ids);
-      CHECK(alone[i].score == batched[i].score);
+      // The shortlist is the source's alone; the scores may differ in the
+      // last bits on ARM, where XNNPACK's one-row and multi-row int8
+      // kernels round the layers before the projection differently.
+      CHECK(alone[i].score == doctest::Approx(batched[i].score).epsilon(1e-5));
     }
   }
 }

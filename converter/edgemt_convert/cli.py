@@ -30,9 +30,9 @@ examples (from the repository root, with the shared folder beside it):
 
 int8 (format 2.0, docs/int8.md): weights symmetric per row; the runtime
 quantizes each input row of an int8 Linear itself, so nothing is calibrated
-and no data is needed. int4 (format 2.1, docs/int4.md): Linear weights in 4
-bits with a bfloat16 scale per block of inputs, embeddings int8; a layer
-whose int4 output error is too large stays int8. A shortlist (format 2.5,
+and no data is needed. int4 (format 2.1, docs/int4.md): Linear weights and
+(format 2.6) token embeddings in 4 bits with a bfloat16 scale per block of
+inputs; --int8-embeddings keeps the embeddings int8. A shortlist (format 2.5,
 docs/shortlist.md) limits the output layer to the target ids a source's
 tokens allow. See converter/README.md.
 """
@@ -49,6 +49,12 @@ def parser():
     p.add_argument("--dtype", choices=("int8", "int4", "float32"), help="weights (default: int8)")
     p.add_argument("--block-size", metavar="N", type=int,
                    help="int4: inputs per scale, a multiple of 32 (default: 256, docs/int4.md)")
+    p.add_argument("--int8-embeddings", action="store_true",
+                   help="int4: keep the token embeddings (and a projection tied to them) int8, as before format "
+                        "2.6: a larger file (docs/int4.md)")
+    p.add_argument("--embedding-block-size", metavar="N", type=int,
+                   help="int4: inputs per scale of the token embeddings, a multiple of 32 (default: 32; an "
+                        "embedding the output projection is tied to: --block-size's; docs/int4.md)")
     p.add_argument("--keep-float", metavar="none|NAMES", default="none",
                    help="Linears whose weight stays float32 in an int8 or int4 file: 'none' (default) or "
                         "comma-separated names as in the summary")
@@ -88,12 +94,18 @@ def _options(p, args):
                                 ("--target-language", args.target_language)) if v is not None]
         if args.keep_float != "none":
             given.append("--keep-float")
+        if args.int8_embeddings:
+            given.append("--int8-embeddings")
+        if args.embedding_block_size is not None:
+            given.append("--embedding-block-size")
         if given:
             p.error("%s: not for a .edgemt input (it only gets a shortlist)" % ", ".join(given))
     elif args.out is None:
         p.error("the following arguments are required: --out")
     opts = Options(checkpoint=args.checkpoint, out=args.out, dtype=args.dtype or "int8", keep_float=args.keep_float,
-                   block_size=args.block_size, source_language=args.source_language,
+                   block_size=args.block_size, int8_embeddings=args.int8_embeddings,
+                   embedding_block_size=args.embedding_block_size,
+                   source_language=args.source_language,
                    target_language=args.target_language, progress=not args.quiet, shortlist=request)
     return opts, edgemt
 

@@ -39,6 +39,8 @@ class Options:
     dtype: str = "int8"
     keep_float: str = "none"              # "none" or comma-separated Linear names
     block_size: Optional[int] = None      # int4: inputs per scale (default int4_plan.DEFAULT_BLOCK)
+    int8_embeddings: bool = False         # int4: token embeddings int8 (--int8-embeddings)
+    embedding_block_size: Optional[int] = None  # int4: inputs per scale of the embeddings (int4_plan's default)
     source_language: Optional[str] = None
     target_language: Optional[str] = None
     progress: bool = True
@@ -61,6 +63,12 @@ def convert(opts, out=None):
         raise ConversionError("unknown --dtype %r (expected int8, int4 or float32)" % opts.dtype)
     if opts.block_size is not None and (opts.dtype != "int4" or opts.block_size <= 0 or opts.block_size % 32):
         raise ConversionError("--block-size applies to int4 files and must be a positive multiple of 32")
+    if opts.int8_embeddings and opts.dtype != "int4":
+        raise ConversionError("--int8-embeddings applies to int4 files only (int8 files have int8 embeddings)")
+    eb = opts.embedding_block_size
+    if eb is not None and (opts.dtype != "int4" or opts.int8_embeddings or eb <= 0 or eb % 32):
+        raise ConversionError("--embedding-block-size applies to int4 files with int4 embeddings and must be a "
+                              "positive multiple of 32")
     check_writable(opts.out)
     opts.shortlist.source()                    # conflicting shortlist options fail before loading
     if opts.shortlist.export_vmap is not None:
@@ -86,7 +94,8 @@ def convert(opts, out=None):
     if opts.dtype == "int8":
         model, quant = to_int8(model, keep, steps, stored=imported.quantized)
     elif opts.dtype == "int4":
-        model, quant = to_int4(model, keep, opts.block_size, steps, stored=imported.quantized)
+        model, quant = to_int4(model, keep, opts.block_size, steps, stored=imported.quantized,
+                               int8_embeddings=opts.int8_embeddings, embedding_block=eb)
 
     from .summary import summarize
     t0 = time.perf_counter()
@@ -133,14 +142,17 @@ def to_int8(model, keep, steps, int4=None, stored=None):
     return qmodel, Quantization(reports=reports, kept_float=list(keep))
 
 
-def to_int4(model, keep, block, steps, stored=None):
-    """(int4 model, Quantization): int4_plan decides which Linears are int4."""
+def to_int4(model, keep, block, steps, stored=None, int8_embeddings=False, embedding_block=None):
+    """(int4 model, Quantization): int4_plan decides which Linears are int4;
+    the token embeddings are int4 (at embedding_block, None: int4_plan's
+    default) unless int8_embeddings."""
     from .quantize.int4_plan import DEFAULT_BLOCK, plan_int4
     from .quantize.model import linear_names
     from .reference.record import record_linear_inputs
     t0 = time.perf_counter()
     with steps.bar("int4 layer errors", len(linear_names(model)) - len(keep)) as bar:
-        plan = plan_int4(model, block or DEFAULT_BLOCK, record_linear_inputs, keep_float=keep, progress=bar.update)
+        plan = plan_int4(model, block or DEFAULT_BLOCK, record_linear_inputs, keep_float=keep, progress=bar.update,
+                         int8_embeddings=int8_embeddings, embedding_block=embedding_block)
     steps.timed("measure", t0)
     qmodel, quant = to_int8(model, keep, steps, int4=plan.int4, stored=stored)
     quant.int4 = plan

@@ -110,10 +110,11 @@ def summarize(model, size, weights, notes, quant, opts):
 
     if quant.int4 is not None:
         lines.extend(_int4_lines(model, quant.int4))
-    lines.append("int8 (format %d.%d, docs/int8.md): weights and token embeddings symmetric per row; each input "
+    lines.append("int8 (format %d.%d, docs/int8.md): %s symmetric per row; each input "
                  "row of an int8 Linear is quantized at run time with its own range (asymmetric); int32 "
                  "accumulation, float32 output; biases, LayerNorm, attention and logits float32; no calibration"
-                 % (model.format_major, model.format_minor))
+                 % (model.format_major, model.format_minor,
+                    "weights and token embeddings" if quant.int4 is None else "int8 tensors"))
     if quant.kept_float:
         lines.append("kept float32 (--keep-float): %s" % ", ".join(quant.kept_float))
     else:
@@ -136,19 +137,28 @@ def summarize(model, size, weights, notes, quant, opts):
 
 
 def _int4_lines(model, plan):
-    from .quantize.int4_plan import OUTPUT_ERROR_LIMIT
-    blocks = sorted(set(t.block_size for t in plan.int4.values()))
-    kept = [m for m in plan.layers if m.kept_int8]
-    lines = ["int4 (format %d.%d, docs/int4.md): %d of %d Linears in 4 bits with a bfloat16 scale per %s inputs; "
-             "token embeddings and the layers below int8"
-             % (model.format_major, model.format_minor, len(plan.int4), len(plan.layers),
-                "/".join(str(b) for b in blocks) or "-"),
-             "int4 layer output error: relative RMS error against the float layer on %s; a layer above %s stays "
-             "int8 with the layers fused with it" % (plan.sample, _percent(OUTPUT_ERROR_LIMIT))]
-    if kept:
-        lines.append("kept int8: " + ", ".join("%s (%s)" % (m.name, m.reason) for m in kept))
+    linears = [m for m in plan.layers if m.name in plan.int4]
+    embeddings = [e for e in plan.embeddings if e.int4]
+
+    def blocks(names):
+        return "/".join(str(b) for b in sorted(set(plan.int4[n].block_size for n in names))) or "-"
+    kept = ["%s (%s)" % (m.name, m.reason) for m in plan.layers if m.kept_int8]
+    kept += ["%s (%s)" % (e.name, e.reason) for e in plan.embeddings if not e.int4]
+    if plan.limit == float("inf"):
+        limit = "no limit: every layer a block size fits is int4"
     else:
-        lines.append("kept int8: none")
+        limit = "a layer above %s stays int8 with the layers fused with it" % _percent(plan.limit)
+    lines = ["int4 (format %d.%d, docs/int4.md): %d of %d Linears (block %s) and %d of %d token embeddings "
+             "(block %s) in 4 bits with a bfloat16 scale per block of inputs; the others int8"
+             % (model.format_major, model.format_minor, len(linears), len(plan.layers),
+                blocks(m.name for m in linears), len(embeddings), len(plan.embeddings),
+                blocks(e.name for e in embeddings)),
+             "int4 layer output error: relative RMS error against the float layer on %s; %s" % (plan.sample, limit),
+             "kept int8: " + (", ".join(kept) if kept else "none")]
+    for e in plan.embeddings:
+        if e.projection_errors is not None:
+            lines.append("tied output projection (%s): int4 output error %s, int8 %s"
+                         % (e.name, _percent(e.projection_errors[0]), _percent(e.projection_errors[1])))
     w = max(len(m.name) for m in plan.layers)
     lines.append("  %-*s  %-5s  %-9s  %s" % (w, "layer", "block", "int4", "int8"))
     for m in plan.layers:

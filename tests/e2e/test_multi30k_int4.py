@@ -1,15 +1,15 @@
 """The trained Multi30k model converted to int4 (edgemt-convert --dtype int4,
 docs/int4.md) on every CPU (x86-64 natively, aarch64 and armhf under qemu):
-BLEU on the 500 dev sentences at least the float32 reference's minus 1.0
-(the goal), the share of sentences identical to float32 at least the floor
-measured here, a file smaller than the int8 one by what docs/int4.md
-accounts for, and (natively) the runtime's ids against the converter's
-simulation of the int4 arithmetic.
+BLEU on the 500 dev sentences at least the float32 reference's minus 0.3
+natively (issue 29's bar; under qemu, where other kernels round
+differently, minus 1.0), the share of sentences identical to float32 at
+least a floor below the measured one, a file at most 55% of the int8 one
+(int4 embeddings, format 2.6), and (natively) the runtime's ids against the
+converter's simulation of the int4 arithmetic.
 
-Measured (BENCHMARKS.md, "int4 weights"): BLEU 36.82 (float32 36.57),
-59.8% of sentences identical to float32 (issue 12 asks 85%: not met, see
-docs/int4.md), the file 74.5% of the int8 file (asked 60%: not reachable
-with int8 embeddings), runtime and simulation identical on 98.6%."""
+Measured at the converter's defaults (docs/int4.md, "Measured"): BLEU 36.78
+(float32 36.57), 56.8% of sentences identical to float32, the file 54.1% of
+the int8 file, runtime and simulation identical on 97.4%."""
 import os
 import sys
 import tempfile
@@ -19,9 +19,10 @@ from e2e_common import (DEV_EN, EXAMPLE_INT8, MULTI30K, REFERENCE, bleu_of_lines
                         read_lines, run)
 
 FLOAT32_REFERENCE_BLEU = 36.57
-# Measured 59.8%: 4-bit layers flip about four in ten greedy outputs to another
+# Measured 56.8%: 4-bit weights flip about four in ten greedy outputs to another
 # (about as good) translation. A floor below it that a broken kernel cannot reach.
-IDENTICAL_FLOOR = 0.55
+IDENTICAL_FLOOR = 0.50
+FILE_SHARE_LIMIT = 0.55  # of the int8 file (issue 29)
 
 
 
@@ -40,10 +41,11 @@ class Multi30kInt4(unittest.TestCase):
     def tearDownClass(cls):
         cls.tmp.cleanup()
 
-    def test_bleu_within_a_point_of_float32(self):
+    def test_bleu_close_to_float32(self):
         score = bleu_of_lines(self.text, os.path.join(self.tmp.name, "int4.de"))
         print("int4 BLEU %.2f" % score)
-        self.assertGreaterEqual(score, FLOAT32_REFERENCE_BLEU - 1.0)
+        margin = 1.0 if os.environ.get("EDGEMT_EMULATOR") else 0.3
+        self.assertGreaterEqual(score, FLOAT32_REFERENCE_BLEU - margin)
 
     def test_share_identical_to_float32(self):
         float32 = read_lines(os.path.join(MULTI30K, "reference", "dev.greedy.de"))
@@ -57,8 +59,7 @@ class Multi30kInt4(unittest.TestCase):
             self.skipTest("models/multi30k-ende.int8.edgemt is not in this checkout")
         share = os.path.getsize(self.model) / os.path.getsize(EXAMPLE_INT8)
         print("int4 file: %.1f%% of int8" % (100 * share))
-        # int8 embeddings are a third of the int8 file: int4 Linears save at most 33% (docs/int4.md)
-        self.assertLess(share, 0.80)
+        self.assertLessEqual(share, FILE_SHARE_LIMIT)
 
     def test_runtime_agrees_with_the_int4_simulation(self):
         sources = os.path.join(MULTI30K, "reference", "dev.src.ids")

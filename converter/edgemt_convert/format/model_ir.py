@@ -183,6 +183,7 @@ FORMAT_MINOR_VOCABULARY = 2  # vocabularies, banned ids, default decoding settin
 FORMAT_MINOR_CTRANSLATE2 = 3  # GELU approximations, OpenNMT's sinusoid, source bos/eos, plain-token vocabularies
 FORMAT_MINOR_EMBEDDING_NORM = 4  # embedding norms (NORM_WITH_EMBEDDING_NORM)
 FORMAT_MINOR_SHORTLIST = 5   # a vocabulary shortlist (Model.shortlist)
+FORMAT_MINOR_INT4_EMBEDDINGS = 6  # Int4 token embeddings (and a projection tied to one)
 
 
 @dataclass
@@ -213,6 +214,16 @@ class Model:
         self.shortlist = shortlist
         if shortlist is not None:
             self.format_minor = max(self.format_minor, FORMAT_MINOR_SHORTLIST)
+
+    def token_embeddings(self):
+        """(name, Tensor) of the token embeddings the file holds (the encoder's
+        is absent when Config.shared_embeddings)."""
+        out = [] if self.encoder.token_embedding is None else [("encoder.token_embedding", self.encoder.token_embedding)]
+        return out + [("decoder.token_embedding", self.decoder.token_embedding)]
+
+    def has_int4_embedding(self):
+        """Whether a token embedding is Int4: the file is then format 2.6."""
+        return any(t.is_int4 for _, t in self.token_embeddings())
 
     def has_embedding_norm(self):
         return self.encoder.embedding_norm is not None or self.decoder.embedding_norm is not None

@@ -153,6 +153,8 @@ def serialize(model):
     if model.shortlist is not None:
         shortlist = _shortlist(b, model.shortlist, model.config, f)
         minor = max(minor, ir.FORMAT_MINOR_SHORTLIST)
+    if model.has_int4_embedding():
+        minor = max(minor, ir.FORMAT_MINOR_INT4_EMBEDDINGS)
     f.Model.ModelStart(b)
     f.Model.ModelAddFormatMajor(b, model.format_major)
     f.Model.ModelAddFormatMinor(b, minor)

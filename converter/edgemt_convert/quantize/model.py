@@ -1,8 +1,9 @@
 """Float model_ir -> int8 model_ir (format 2.0, docs/int8.md), or int4
-(format 2.1, docs/int4.md) for the Linears named in `int4`.
+(format 2.1, docs/int4.md) for the Linears and token embeddings named in
+`int4` (format 2.6 when an embedding is int4).
 
 Every Linear weight and the token embeddings become symmetric per-row int8
-(the tied output projection is the decoder embedding), or, for a Linear in
+(the tied output projection is the decoder embedding), or, for a tensor in
 `int4`, 4-bit with a bfloat16 scale per block of inputs; biases, LayerNorms
 and position tables stay float32. No activation parameters exist: the
 runtime quantizes every input row of an int8 Linear from its own values, so
@@ -38,8 +39,9 @@ def linear_names(model):
 def quantize_model(model, keep_float=(), int4=None, progress=None, stored=None):
     """Returns (quantized model_ir.Model, [TensorReport]) for a float model.
     keep_float: names of Linears whose weight stays float32; int4: {name:
-    int4 ir.Tensor} of Linears whose weight is that tensor (int4_plan's
-    plan; the file is then int4); stored: {name: int8 ir.Tensor} that the
+    int4 ir.Tensor} of Linears and token embeddings ("encoder.token_embedding",
+    "decoder.token_embedding") that are that tensor (int4_plan's plan; the
+    file is then int4); stored: {name: int8 ir.Tensor} that the
     source format quantized (importer.Imported.quantized), kept as they are
     where no int4 tensor replaces them."""
     int4 = int4 or {}
@@ -74,4 +76,6 @@ def quantize_model(model, keep_float=(), int4=None, progress=None, stored=None):
     q.metadata.dtype = "int4" if int4 else "int8"
     if int4:
         q.format_minor = max(q.format_minor, ir.FORMAT_MINOR_INT4)
+    if q.has_int4_embedding():
+        q.format_minor = max(q.format_minor, ir.FORMAT_MINOR_INT4_EMBEDDINGS)
     return q, reports

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <vector>
 
-#include "ops/bfloat16.h"
+#include "ops/dequantize.h"
 
 namespace edgemt {
 
@@ -38,19 +38,10 @@ void FillSinusoidalTable(PositionEncoding layout, size_t num_positions, size_t d
 void EmbedToken(const MatrixView& embedding, int32_t token, float scale, const float* positions, float* out) {
   const size_t d = static_cast<size_t>(embedding.cols);
   const size_t offset = static_cast<size_t>(token) * d;
-  if (embedding.type == WeightType::kInt4) {
-    // Nibbles hold q + 8, the lower first; a bfloat16 scale per block of the row.
-    const size_t block = static_cast<size_t>(embedding.block_size);
-    const uint8_t* pairs = embedding.nibbles() + offset / 2;
-    const uint16_t* scales = embedding.block_scales + static_cast<size_t>(token) * (d / block);
-    for (size_t i = 0; i < d; ++i) {
-      const int q = ((i % 2 == 0) ? (pairs[i / 2] & 0xF) : (pairs[i / 2] >> 4)) - 8;
-      out[i] = (static_cast<float>(q) * Bfloat16ToFloat(scales[i / block])) * scale + positions[i];
-    }
-  } else if (embedding.type == WeightType::kInt8) {
-    const int8_t* row = embedding.i8() + offset;
-    const float row_scale = embedding.scales[token];
-    for (size_t i = 0; i < d; ++i) out[i] = (static_cast<float>(row[i]) * row_scale) * scale + positions[i];
+  if (embedding.type != WeightType::kFloat32) {
+    // q * s exactly, then scaled and positioned as a float row is.
+    DequantizeRow(embedding, static_cast<size_t>(token), out);
+    for (size_t i = 0; i < d; ++i) out[i] = out[i] * scale + positions[i];
   } else {
     const float* row = embedding.f32() + offset;
     for (size_t i = 0; i < d; ++i) out[i] = row[i] * scale + positions[i];

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "ops/bfloat16.h"
+#include "ops/dequantize.h"
 #include "ops/linear_trace.h"
 #include "profiler.h"
 
@@ -88,24 +88,6 @@ struct StackedWeights {
   std::vector<float> bias;  // empty: no part has a bias
 };
 
-// Row r of a quantized part as float: q * s (exact in float32 for both types).
-void Dequantize(const MatrixView& w, size_t r, float* row) {
-  const size_t cols = static_cast<size_t>(w.cols);
-  if (w.type == WeightType::kInt8) {
-    const int8_t* q = w.i8() + r * cols;
-    for (size_t c = 0; c < cols; ++c) row[c] = static_cast<float>(q[c]) * w.scales[r];
-    return;
-  }
-  const size_t block = static_cast<size_t>(w.block_size);
-  const uint8_t* pairs = w.nibbles() + r * cols / 2;
-  const uint16_t* scales = w.block_scales + r * (cols / block);
-  for (size_t c = 0; c < cols; ++c) {
-    const int nibble = (c % 2 == 0) ? (pairs[c / 2] & 0xF) : (pairs[c / 2] >> 4);
-    row[c] = static_cast<float>(nibble - 8) * Bfloat16ToFloat(scales[c / block]);
-  }
-}
-
-
 bool Stack(const std::vector<LinearView>& parts, WeightType kind, int in, StackedWeights* out) {
   const size_t cols = static_cast<size_t>(in);
   bool any_bias = false;
@@ -142,7 +124,7 @@ bool Stack(const std::vector<LinearView>& parts, WeightType kind, int in, Stacke
       block_scale += count;
     } else if (part.is_quantized()) {
       // A float operator computes a quantized part with its dequantized weights.
-      for (size_t r = 0; r < part_rows; ++r) Dequantize(part.weight, r, out->f32.data() + (row + r) * cols);
+      for (size_t r = 0; r < part_rows; ++r) DequantizeRow(part.weight, r, out->f32.data() + (row + r) * cols);
     } else {
       std::memcpy(out->f32.data() + row * cols, part.weight.f32(), part_rows * cols * sizeof(float));
     }

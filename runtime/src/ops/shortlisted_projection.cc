@@ -3,7 +3,7 @@
 #include <cstring>
 #include <string>
 
-#include "ops/bfloat16.h"
+#include "ops/dequantize.h"
 #include "ops/quantization_params.h"
 #include "ops/vectorize.h"
 #include "profiler.h"

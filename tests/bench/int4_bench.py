@@ -40,10 +40,10 @@ from benchlib.processes import COMMANDS, run_child, warm_page_cache  # noqa: E40
 from benchlib.section import Section, publish  # noqa: E402
 from benchlib.stats import median_of  # noqa: E402
 
-GOAL_BASE_SPEEDUP = 1.4           # base int4 batch-1 tokens/s against int8
-GOAL_SIZE_SHARE = 0.60            # multi30k int4 file against int8
-GOAL_IDENTICAL = 0.85             # multi30k dev sentences identical to float32
-GOAL_BLEU_DROP = 1.0              # multi30k BLEU at least float32's minus this
+GOAL_BASE_SPEEDUP = 1.4           # base int4 batch-1 tokens/s against int8 (issue 12)
+GOAL_SIZE_SHARE = 0.55            # multi30k int4 file against int8 (issue 29; issue 12 asked 0.60)
+GOAL_IDENTICAL = 0.85             # multi30k dev sentences identical to float32 (issue 12)
+GOAL_BLEU_DROP = 0.3              # multi30k BLEU at least float32's minus this (issue 29; issue 12 asked 1.0)
 FLOAT32_BLEU = 36.57              # the float32 reference (tests/e2e/test_multi30k_int8.py)
 
 
@@ -116,7 +116,8 @@ def parse_args():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--limit", type=int, default=30, help="sources per speed run (default 30)")
-    p.add_argument("--block", type=int, default=128, help="the block size of the main comparison (default 128)")
+    p.add_argument("--block", type=int, default=256,
+                   help="the block size of the main comparison (default 256, the converter's)")
     p.add_argument("--blocks", default="", help="block sizes to compare, e.g. 32,64,128,256 (default: none)")
     p.add_argument("--models", default="multi30k,tiny,base")
     p.add_argument("--json", default=os.path.join(paths.CACHE, "int4.json"))
@@ -206,7 +207,7 @@ def section(results, sweep, meta):
                 sweep_rows(sweep))
     goals = goal_rows(results)
     if goals:
-        s.table(["goal (issue 12)", "measured", "met"], goals)
+        s.table(["goal (issues 12 and 29)", "measured", "met"], goals)
     return s.code(merged_commands(meta["commands"], merge_all=True), "every command")
 
 

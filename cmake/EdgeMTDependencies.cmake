@@ -12,9 +12,17 @@
 #
 # FlatBuffers (headers, flatc) comes from Debian's package; its headers are
 # the same for every target.
-find_package(Threads REQUIRED)
+if(EMSCRIPTEN)
+  # Single-threaded WebAssembly: no pthreads (toolchains/wasm32-emscripten.cmake).
+  add_library(edgemt_no_threads INTERFACE)
+  add_library(Threads::Threads ALIAS edgemt_no_threads)
+else()
+  find_package(Threads REQUIRED)
+endif()
 
-if(CMAKE_CROSSCOMPILING)
+if(EDGEMT_KERNEL_TARGET)
+  set(_edgemt_kernel_target ${EDGEMT_KERNEL_TARGET})
+elseif(CMAKE_CROSSCOMPILING)
   set(_edgemt_kernel_target ${EDGEMT_CROSS_DEBIAN_ARCH})
 else()
   set(_edgemt_kernel_target host)
@@ -76,6 +84,15 @@ if(EDGEMT_WITH_SENTENCEPIECE)
 endif()
 
 # Header-only for EdgeMT: the host's headers serve every target.
-find_path(FLATBUFFERS_INCLUDE_DIR flatbuffers/flatbuffers.h REQUIRED NO_CMAKE_FIND_ROOT_PATH)
+if(EMSCRIPTEN)
+  # Emscripten's sysroot must not see the host's /usr/include: a copy of
+  # only the FlatBuffers headers, in the build tree.
+  find_path(_edgemt_host_flatbuffers flatbuffers/flatbuffers.h REQUIRED PATHS /usr/include NO_DEFAULT_PATH
+            NO_CMAKE_FIND_ROOT_PATH)
+  file(COPY ${_edgemt_host_flatbuffers}/flatbuffers DESTINATION ${PROJECT_BINARY_DIR}/flatbuffers-include)
+  set(FLATBUFFERS_INCLUDE_DIR ${PROJECT_BINARY_DIR}/flatbuffers-include CACHE PATH "FlatBuffers headers" FORCE)
+else()
+  find_path(FLATBUFFERS_INCLUDE_DIR flatbuffers/flatbuffers.h REQUIRED NO_CMAKE_FIND_ROOT_PATH)
+endif()
 # flatc always runs on the build machine, also when cross-compiling.
 find_program(FLATC_EXECUTABLE flatc REQUIRED NO_CMAKE_FIND_ROOT_PATH)

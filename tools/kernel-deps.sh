@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: tools/kernel-deps.sh TARGET        (TARGET: host | arm64 | armhf)
+# Usage: tools/kernel-deps.sh TARGET        (TARGET: host | arm64 | armhf | wasm32)
 #
 # Builds the native libraries EdgeMT links, from Debian's source tarballs, as
 # static, position-independent libraries for TARGET, and prints the install
@@ -27,11 +27,11 @@ set -euo pipefail
 # Bump when the way the libraries are built changes (options, layout): the
 # cache key includes it, so existing builds are not reused.
 format=2
-usage() { echo "usage: $0 host|arm64|armhf" >&2; exit 2; }
+usage() { echo "usage: $0 host|arm64|armhf|wasm32" >&2; exit 2; }
 [ $# -eq 1 ] || usage
 target="$1"
 flags="-O2 -fPIC -DNDEBUG"
-processor="" toolchain_args=()
+pic=ON processor="" toolchain_args=() patches=()
 case "$target" in
   host) cc=gcc cxx=g++
         # x86: loops on 32-byte boundaries (functions on 64), so that where
@@ -45,6 +45,18 @@ case "$target" in
   # kernels are chosen at run time from what cpuinfo finds.
   armhf) cc=arm-linux-gnueabihf-gcc cxx=arm-linux-gnueabihf-g++ processor=armv7l
          flags="$flags -march=armv7-a -mfpu=neon-vfpv4 -mfloat-abi=hard" ;;
+  # wasm32: WebAssembly with SIMD128 (every browser since 2021, Node 16+),
+  # single-threaded (pthreadpool's Emscripten shim); Emscripten links
+  # statically, so no -fPIC. XNNPACK needs a patch to build with CMake.
+  wasm32) cc=emcc cxx=em++ flags="-O2 -DNDEBUG -msimd128" pic=OFF
+          # XNNPACK finds the cpuinfo built here by its path: outside
+          # Emscripten's root, so find_library must look there too.
+          toolchain_args=(-DCMAKE_TOOLCHAIN_FILE=/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake
+                          -DCMAKE_FIND_ROOT_PATH_MODE_LIBRARY=BOTH)
+          patches=(xnnpack:xnnpack-wasm.patch)
+          # emcc's JavaScript tools need Debian's node-acorn, which a Node.js
+          # from elsewhere (NodeSource's) does not look for in /usr/share/nodejs.
+          export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}" ;;
   *) usage ;;
 esac
 command -v "$cc" >/dev/null || { echo "kernel-deps: $cc not found (tools/install-deps.sh installs it)" >&2; exit 1; }
@@ -73,6 +85,7 @@ while read -r package _ used file _; do
 done <"$cache/src/MANIFEST"
 
 key="$( { echo "$format $flags"; cut -d' ' -f1,3,5 "$cache/src/MANIFEST"
+          for patch in "${patches[@]}"; do sha256sum "$here/patches/${patch#*:}"; done
           "$cc" --version | head -n 1; "$cxx" --version | head -n 1; cmake --version | head -n 1; } |
         sha256sum | cut -c1-16)"
 prefix="$cache/$target-$key"
@@ -94,6 +107,10 @@ source_dir() {
   [ -f "$dir/CMakeLists.txt" ] || dir="$(find "$dir" -mindepth 1 -maxdepth 1 -type d | head -n 1)"
   echo "$dir"
 }
+for patch in "${patches[@]}"; do
+  log "$target: applying tools/patches/${patch#*:}"
+  patch -s -p1 -d "$(source_dir "${patch%%:*}")" <"$here/patches/${patch#*:}" || { log "the patch does not apply"; exit 1; }
+done
 jobs="${EDGEMT_DEPS_JOBS:-$(nproc)}"
 
 cmake_build() {  # name [cmake options...] [-- build target]
@@ -110,7 +127,7 @@ cmake_build() {  # name [cmake options...] [-- build target]
   if ! { cmake -S "$source" -B "$work/build/$name" -DCMAKE_BUILD_TYPE=Release \
            -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" \
            -DCMAKE_C_FLAGS="$flags" -DCMAKE_CXX_FLAGS="$flags" -DCMAKE_ASM_FLAGS="$flags" \
-           -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DCMAKE_INSTALL_PREFIX="$work" -DCMAKE_INSTALL_LIBDIR=lib \
+           -DCMAKE_POSITION_INDEPENDENT_CODE=$pic -DCMAKE_INSTALL_PREFIX="$work" -DCMAKE_INSTALL_LIBDIR=lib \
            "${toolchain_args[@]}" "${options[@]}" &&
          cmake --build "$work/build/$name" -j "$jobs" "${build_target[@]}" &&
          { [ ${#build_target[@]} -gt 0 ] || cmake --install "$work/build/$name"; }; } >"$work/build/$name.log" 2>&1; then

@@ -59,11 +59,15 @@ std::string Hex(uint64_t value) {
 
 // The CPU as XNNPACK sees it when it chooses kernels (and so the layout).
 std::string CpuDescription() {
+#if defined(__EMSCRIPTEN__)
+  return "wasm";  // XNNPACK's WebAssembly kernels are chosen when it is built
+#else
   if (!cpuinfo_initialize()) return "unknown";
   std::string text = Hex(Fingerprint64(&cpuinfo_isa, sizeof(cpuinfo_isa)));
   for (uint32_t i = 0; i < cpuinfo_get_uarchs_count(); ++i)
     text += " uarch " + std::to_string(static_cast<unsigned>(cpuinfo_get_uarch(i)->uarch));
   return text;
+#endif
 }
 
 const char* ArchName() {
@@ -73,6 +77,8 @@ const char* ArchName() {
   return "aarch64";
 #elif defined(__arm__)
   return "arm";
+#elif defined(__wasm32__)
+  return "wasm32";
 #else
   return "other";
 #endif

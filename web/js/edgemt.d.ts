@@ -1,0 +1,101 @@
+// Types of edgemt.mjs, EdgeMT's JavaScript API.
+
+/** What the runtime or the API refused: a bad model, bad options, a call after free(). */
+export class EdgeMTError extends Error {}
+
+/** Where the WebAssembly module comes from (default: edgemt.wasm beside edgemt.mjs). */
+export interface RuntimeOptions {
+  wasm?: ArrayBuffer | ArrayBufferView | URL | string;
+}
+
+export interface TranslatorOptions extends RuntimeOptions {
+  /** Sources translated together (default 16). */
+  maxBatchSize?: number;
+  /** The widest beam a call may ask (default: the model's own beam size). */
+  maxBeamSize?: number;
+  /** Source ids with </s>; 0 (default): the model's positions. */
+  maxSourceLength?: number;
+  /** Output ids; 0 (default): the model's positions. */
+  maxTargetLength?: number;
+  /** A cache of translated sentences, in bytes (default 0: none). */
+  cacheBytes?: number;
+}
+
+/** Decoding; what a call leaves out comes from the model's defaults, as in the CLI. */
+export interface DecodeOptions {
+  beamSize?: number;
+  numHypotheses?: number;
+  lengthPenalty?: number;
+  maxLength?: number;
+  minLength?: number;
+  samplingTopk?: number;
+  samplingTopp?: number;
+  samplingTemperature?: number;
+  samplingSeed?: number;
+  repetitionPenalty?: number;
+  noRepeatNgramSize?: number;
+  disableUnk?: boolean;
+  /** Restrict the output layer to the model's vocabulary shortlist (default true when it has one). */
+  useShortlist?: boolean;
+  /** Scores (token log-probabilities, confidence) for greedy decoding too. */
+  returnScores?: boolean;
+  returnAlignments?: boolean;
+}
+
+export interface Hypothesis {
+  text: string;
+  score: number;
+  ids: number[];
+  endedWithEos: boolean;
+  tokenLogProbs?: number[];
+  /** exp of the mean token log-probability, 0..1 (with scores). */
+  confidence?: number;
+  /** (source word, target word) pairs (with returnAlignments). */
+  wordAlignments?: [number, number][];
+}
+
+export interface TranslationResult {
+  /** numHypotheses hypotheses, best first. */
+  hypotheses: Hypothesis[];
+  /** e.g. the source was longer than the translator's limit and was cut. */
+  warning?: string;
+}
+
+export interface DocumentResult {
+  text: string;
+  sentences: number;
+  /** Sentences whose source stands in for their translation. */
+  failed: number;
+  firstFailure?: string;
+}
+
+export interface ModelInfo {
+  sourceLanguage: string;
+  targetLanguage: string;
+  fileBytes: number;
+  int8: boolean;
+  hasShortlist: boolean;
+  hasTokenizer: boolean;
+  maxBatchSize: number;
+  maxBeamSize: number;
+  sourceVocabSize: number;
+  targetVocabSize: number;
+  maxPositions: number;
+}
+
+/** Loads the WebAssembly runtime once; Translator.load calls it. */
+export function loadRuntime(options?: RuntimeOptions): Promise<unknown>;
+
+export class Translator {
+  /** Loads a model: the .edgemt file's bytes, a URL, or (Node.js) a path. */
+  static load(model: ArrayBuffer | ArrayBufferView | URL | string, options?: TranslatorOptions): Promise<Translator>;
+  readonly info: ModelInfo;
+  translate(texts: string[], options?: DecodeOptions): string[];
+  translateBatch(texts: string[], options?: DecodeOptions): TranslationResult[];
+  /** onPiece gets the output as it grows; returning false stops the translation. */
+  translateStreaming(text: string, onPiece: (piece: string) => boolean | void, options?: DecodeOptions): string;
+  translateDocument(text: string, options?: DecodeOptions & { onPiece?: (piece: string) => boolean | void }): DocumentResult;
+  translateHtml(html: string, options?: DecodeOptions): DocumentResult;
+  /** Releases the model and its memory; later calls throw EdgeMTError. */
+  free(): void;
+}

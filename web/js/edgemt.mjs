@@ -1,0 +1,157 @@
+// EdgeMT for JavaScript: offline translation with an .edgemt model, in a
+// web page, a worker or Node.js. The WebAssembly module (edgemt.wasm) is
+// fetched or read once per page or process; each Translator holds one model
+// and its packed weights until free(). Types: edgemt.d.ts; use: README.md.
+import createEdgeMTModule from './edgemt-glue.mjs';
+
+const isNode = typeof process !== 'undefined' && process.versions != null && process.versions.node != null;
+
+/** What the runtime or this API refused: a bad model, bad options, a call after free(). */
+export class EdgeMTError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'EdgeMTError';
+  }
+}
+
+let modulePromise = null;
+
+async function readBytes(source) {
+  if (source instanceof ArrayBuffer) return new Uint8Array(source);
+  if (ArrayBuffer.isView(source)) return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+  if (typeof source === 'string' || source instanceof URL) {
+    const url = source instanceof URL ? source : new URL(source, isNode ? `file://${process.cwd()}/` : globalThis.location?.href);
+    if (url.protocol === 'file:' && isNode) {
+      const { readFile } = await import('node:fs/promises');
+      return new Uint8Array(await readFile(url));
+    }
+    const response = await fetch(url);
+    if (!response.ok) throw new EdgeMTError(`cannot fetch ${url}: HTTP ${response.status}`);
+    return new Uint8Array(await response.arrayBuffer());
+  }
+  throw new EdgeMTError('a model or module is an ArrayBuffer, a typed array, a URL or a path');
+}
+
+/**
+ * Loads the WebAssembly runtime (once; later calls return the same promise).
+ * options.wasm: the edgemt.wasm bytes or where to get them (default: beside this file).
+ */
+export function loadRuntime(options = {}) {
+  if (modulePromise == null) {
+    modulePromise = (async () => {
+      const wasmBinary = await readBytes(options.wasm ?? new URL('./edgemt.wasm', import.meta.url));
+      return createEdgeMTModule({ wasmBinary, print: () => {}, printErr: () => {} });
+    })();
+    modulePromise.catch(() => { modulePromise = null; });
+  }
+  return modulePromise;
+}
+
+function checked(value) {
+  if (value.error !== undefined) throw new EdgeMTError(value.error);
+  return value;
+}
+
+function textsOf(texts) {
+  if (!Array.isArray(texts)) throw new EdgeMTError('texts must be an array of strings');
+  texts.forEach((text, i) => {
+    if (typeof text !== 'string') throw new EdgeMTError(`texts[${i}] is ${typeof text}, not a string`);
+  });
+  return texts;
+}
+
+export class Translator {
+  #session;
+  #info;
+
+  constructor(session) {
+    this.#session = session;
+    this.#info = checked(session.info());
+  }
+
+  /**
+   * Loads a model: an ArrayBuffer or typed array of the .edgemt file, a URL
+   * or (Node) a path. options: maxBatchSize (16), maxBeamSize (the model's
+   * beam size), maxSourceLength, maxTargetLength (0: the model's positions),
+   * cacheBytes (0: no translation cache), wasm (see loadRuntime).
+   */
+  static async load(model, options = {}) {
+    const module = await loadRuntime(options);
+    const bytes = await readBytes(model);
+    const session = new module.Session();
+    try {
+      const address = session.reserve(bytes.byteLength);
+      if (address === 0) {
+        throw new EdgeMTError(`the model (${bytes.byteLength} bytes) does not fit in the WebAssembly memory ` +
+                              '(at most 2 GB for the model, its working memory and the runtime)');
+      }
+      module.HEAPU8.set(bytes, address);
+      checked(session.open(options));
+      return new Translator(session);
+    } catch (error) {
+      session.close();
+      session.delete();
+      throw error;
+    }
+  }
+
+  /** The model's languages, sizes and the translator's limits. */
+  get info() { return { ...this.#info }; }
+
+  #live() {
+    if (this.#session == null) throw new EdgeMTError('this translator was freed');
+    return this.#session;
+  }
+
+  /** The best translation of each text (string[]). */
+  translate(texts, options = {}) {
+    return this.translateBatch(texts, options).map((result) => result.hypotheses[0]?.text ?? '');
+  }
+
+  /**
+   * Per text, numHypotheses hypotheses best first ({text, score, ids, ...}),
+   * and a warning when the source was cut. A source that failed throws,
+   * naming it.
+   */
+  translateBatch(texts, options = {}) {
+    const { results } = checked(this.#live().translate(textsOf(texts), options));
+    results.forEach((result, i) => {
+      if (result.error !== undefined) throw new EdgeMTError(`source ${i}: ${result.error}`);
+    });
+    return results;
+  }
+
+  /** Translates one text, calling onPiece(piece) as the output grows; returns the whole translation. */
+  translateStreaming(text, onPiece, options = {}) {
+    if (typeof text !== 'string') throw new EdgeMTError('text must be a string');
+    if (typeof onPiece !== 'function') throw new EdgeMTError('onPiece must be a function');
+    const { result } = checked(this.#live().translateStreaming(text, options, (piece) => onPiece(piece) !== false));
+    if (result.error !== undefined) throw new EdgeMTError(result.error);
+    return result.hypotheses[0]?.text ?? '';
+  }
+
+  /**
+   * A document: lines split into sentences, translated, put back with the
+   * document's own whitespace. With options.onPiece, the translation also
+   * comes out piece by piece. Returns {text, sentences, failed, firstFailure}.
+   */
+  translateDocument(text, options = {}) {
+    if (typeof text !== 'string') throw new EdgeMTError('text must be a string');
+    const onPiece = options.onPiece == null ? undefined : (piece) => options.onPiece(piece) !== false;
+    return checked(this.#live().translateDocument(text, options, false, onPiece));
+  }
+
+  /** An HTML page or snippet: the text of each block translated, markup kept. Returns as translateDocument. */
+  translateHtml(html, options = {}) {
+    if (typeof html !== 'string') throw new EdgeMTError('html must be a string');
+    return checked(this.#live().translateDocument(html, options, true, undefined));
+  }
+
+  /** Releases the model and its memory; later calls throw. Calling it twice is harmless. */
+  free() {
+    if (this.#session == null) return;
+    this.#session.close();
+    this.#session.delete();
+    this.#session = null;
+  }
+}

@@ -8,6 +8,8 @@
 #   == armhf ==   build-armhf/  armhf cross build, tests under qemu-arm, without `slow`
 #   == fuzz ==    build-fuzz/   libFuzzer on the model loader, packed cache and text layouts (tests/fuzz/run.sh)
 #   == tsan ==    build-tsan/   ThreadSanitizer on the multi-threaded tests (tests/tsan/run.sh)
+#   == wasm ==    build-wasm/   WebAssembly (Emscripten): the JavaScript API in Node.js, the dev set in
+#                               Node.js and headless Chromium against native's CLI (after native)
 #
 # all with -DEDGEMT_WERROR=ON. It goes on through all four when one fails
 # and exits non-zero if anything failed. A configuration that runs no test
@@ -34,7 +36,7 @@ cd "$root"
 
 jobs="$(nproc)"
 configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(native asan arm64 armhf fuzz tsan)
+[ ${#configs[@]} -gt 0 ] || configs=(native wasm asan arm64 armhf fuzz tsan)
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
@@ -124,9 +126,11 @@ for config in "${configs[@]}"; do
              --toolchain "$root/toolchains/aarch64-linux-gnu.cmake" ;;
     armhf) run_config armhf build-armhf "slow|host" -DCMAKE_BUILD_TYPE=Release \
              --toolchain "$root/toolchains/arm-linux-gnueabihf.cmake" ;;
+    wasm) run_config wasm build-wasm "" -DCMAKE_BUILD_TYPE=Release \
+            --toolchain "$root/toolchains/wasm32-emscripten.cmake" -DEDGEMT_NATIVE_BIN="$root/build/bin" ;;
     fuzz) run_script fuzz tests/fuzz/run.sh ;;
     tsan) run_script tsan tests/tsan/run.sh ;;
-    *) echo "tests/run.sh: unknown configuration '$config' (native, asan, arm64, armhf, fuzz, tsan)"; false ;;
+    *) echo "tests/run.sh: unknown configuration '$config' (native, wasm, asan, arm64, armhf, fuzz, tsan)"; false ;;
   esac
   rc=$?
   duration[$config]=$((SECONDS - start))

@@ -21,3 +21,8 @@ foreach(_lang C CXX)
   set(CMAKE_${_lang}_COMPILER_LAUNCHER env NODE_PATH=${EDGEMT_NODE_PATH})
   set(CMAKE_${_lang}_LINKER_LAUNCHER env NODE_PATH=${EDGEMT_NODE_PATH})
 endforeach()
+
+# WebAssembly SIMD128 for EdgeMT's own loops too (attention, softmax, the
+# shortlisted projection), as for the kernels: every browser since 2021.
+set(CMAKE_C_FLAGS_INIT "-msimd128")
+set(CMAKE_CXX_FLAGS_INIT "-msimd128")

@@ -37,7 +37,10 @@ for group in "${groups[@]}"; do
       # Fuzzing (libFuzzer) and a second compiler.
       clang-14 libclang-rt-14-dev
       # tests/tools/kernel_sources_test.sh signs its own test archive.
-      gnupg) ;;
+      gnupg
+      # The WebAssembly build (toolchains/wasm32-emscripten.cmake) and its
+      # tests in Node.js and headless Chromium; patch for XNNPACK's CMake.
+      emscripten nodejs chromium patch) ;;
     *) echo "usage: $0 [build] [convert] [test]" >&2; exit 2 ;;
   esac
 done

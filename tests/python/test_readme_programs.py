@@ -5,7 +5,7 @@ prints the translation), the C one with the C compiler against
 libedgemt.so, the Python one run with the build tree's package; all
 translate with the committed example model, and print what edgemt-translate
 gives for the same sentences. No other fenced code block may sit in the
-README untested."""
+README untested (the JavaScript one is web/tests/test_wasm_readme.py's)."""
 import os
 import re
 import subprocess
@@ -33,7 +33,9 @@ def program(section, language):
     return match.group(1)
 
 
-TESTED_BLOCKS = [("The C++ API", "cpp"), ("The C API", "c"), ("Python", "python")]
+# The JavaScript block runs in the WebAssembly build's tests (web/tests/test_wasm_readme.py).
+TESTED_BLOCKS = [("The C++ API", "cpp"), ("The C API", "c"), ("Python", "python"),
+                 ("JavaScript: web pages and Node.js", "js")]
 
 
 class ReadmePrograms(unittest.TestCase):

@@ -39,6 +39,9 @@ async function readBytes(source) {
 export function loadRuntime(options = {}) {
   if (modulePromise == null) {
     modulePromise = (async () => {
+      // The loader draws random bytes from the global Web Crypto, which
+      // Node.js has as a global only from version 19.
+      if (isNode && globalThis.crypto === undefined) globalThis.crypto = (await import('node:crypto')).webcrypto;
       const wasmBinary = await readBytes(options.wasm ?? new URL('./edgemt.wasm', import.meta.url));
       return createEdgeMTModule({ wasmBinary, print: () => {}, printErr: () => {} });
     })();

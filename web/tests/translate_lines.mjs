@@ -1,0 +1,55 @@
+// Translates standard input line by line with the WebAssembly build in
+// Node.js, one output line per input line, as edgemt-translate does; the
+// wasm end-to-end test and benchmark compare it with the native CLI.
+//
+//   node web/tests/translate_lines.mjs --package build-wasm/web/package --model FILE
+//        [--batch N] [--beam N] [--timing FILE.json] < sources > translations
+//
+// --timing writes {load_ms, translate_ms, sentences, output_tokens}: load is
+// Translator.load (runtime, model, packing), translate the calls alone.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+function argument(name, fallback) {
+  const i = process.argv.indexOf(name);
+  if (i < 0) {
+    if (fallback === undefined) throw new Error(`${name} is required`);
+    return fallback;
+  }
+  return process.argv[i + 1];
+}
+
+const packageDir = resolve(argument('--package'));
+const modelPath = resolve(argument('--model'));
+const batch = Number(argument('--batch', '16'));
+const beam = Number(argument('--beam', '0'));
+const timing = argument('--timing', '');
+
+const { Translator } = await import(pathToFileURL(`${packageDir}/edgemt.mjs`).href);
+const sources = readFileSync(0, 'utf8').split('\n');
+if (sources[sources.length - 1] === '') sources.pop();
+
+const loadStart = performance.now();
+const translator = await Translator.load(modelPath, { maxBatchSize: batch, ...(beam > 0 ? { maxBeamSize: beam } : {}) });
+const loadMs = performance.now() - loadStart;
+const options = beam > 0 ? { beamSize: beam } : {};
+
+const lines = [];
+let outputTokens = 0;
+const start = performance.now();
+for (let i = 0; i < sources.length; i += batch) {
+  for (const result of translator.translateBatch(sources.slice(i, i + batch), options)) {
+    const best = result.hypotheses[0];
+    lines.push(best ? best.text : '');
+    outputTokens += best ? best.ids.length : 0;
+  }
+}
+const translateMs = performance.now() - start;
+translator.free();
+
+process.stdout.write(lines.map((line) => `${line}\n`).join(''));
+if (timing) {
+  writeFileSync(timing, JSON.stringify({ load_ms: loadMs, translate_ms: translateMs, sentences: sources.length,
+                                         output_tokens: outputTokens }));
+}

@@ -1,0 +1,69 @@
+// The example page's translator. Translation is synchronous, so it runs in
+// this worker and the page stays responsive. Messages (load, document,
+// lines, bench): {id, type, ...} in;
+// {id, type: 'result', value}, {id, type: 'error', name, message} and, for
+// documents, {id, type: 'piece', piece} out.
+let edgemt = null;      // the package's edgemt.mjs, imported from the URL the page sends
+let translator = null;
+
+async function load({ packageUrl, model }) {
+  if (edgemt == null) {
+    const url = new URL('edgemt.mjs', packageUrl).href;
+    try {
+      edgemt = await import(url);
+    } catch (error) {
+      throw new Error(`cannot load the EdgeMT package from ${packageUrl} (?package=): ${error.message}`);
+    }
+  }
+  const start = performance.now();
+  const next = await edgemt.Translator.load(model, { maxBatchSize: 16 });
+  const loadMs = performance.now() - start;
+  translator?.free();
+  translator = next;
+  return { ...translator.info, loadMs };
+}
+
+// Times translating lines `batch` at a time (the calls alone): {ms, tokens}.
+function bench({ lines, batch }) {
+  let tokens = 0;
+  const start = performance.now();
+  for (let i = 0; i < lines.length; i += batch) {
+    for (const result of loaded().translateBatch(lines.slice(i, i + batch))) tokens += result.hypotheses[0].ids.length;
+  }
+  return { ms: performance.now() - start, tokens };
+}
+
+function loaded() {
+  if (translator == null) throw new Error('no model is loaded');
+  return translator;
+}
+
+async function handle(message) {
+  switch (message.type) {
+    case 'load':
+      return load(message);
+    case 'document': {
+      const onPiece = (piece) => { postMessage({ id: message.id, type: 'piece', piece }); };
+      return loaded().translateDocument(message.text, { onPiece });
+    }
+    case 'lines':
+      return loaded().translate(message.lines);
+    case 'bench':
+      return bench(message);
+    default:
+      throw new Error(`unknown request ${message.type}`);
+  }
+}
+
+// One request at a time, in order: a translation must not start while a
+// model is still loading (load awaits the runtime).
+let queue = Promise.resolve();
+addEventListener('message', ({ data }) => {
+  queue = queue.then(async () => {
+    try {
+      postMessage({ id: data.id, type: 'result', value: await handle(data) });
+    } catch (error) {
+      postMessage({ id: data.id, type: 'error', name: error.name, message: error.message });
+    }
+  });
+});

@@ -11,7 +11,9 @@ stopping, batch 1.
 2. Speed, batch 1, alternated round by round (each process under flock(/tmp/edgemt-cpu.lock)):
    native edgemt-bench at 1 and 2 threads; the module in Node.js (web/tests/translate_lines.mjs --batch 1);
    the module in headless Chromium (the example page in a worker, web/tests/browser_test.mjs --bench).
-   Tokens/s = output tokens (no </s>) / the translating calls' time; medians of the rounds.
+   Tokens/s = output tokens (no </s>) / the translating calls' time, after a warm-up (edgemt-bench's
+   untimed pass; the first 10 sources in Node.js and Chromium, whose engines optimize WebAssembly code as
+   it runs); medians of the rounds.
 3. Load: native Model::Load + Translator::Create (edgemt-bench's load_ms); Node.js and Chromium
    Translator.load (the runtime instantiated, the model read and checked, the weights packed);
    the page's time to its first translation (navigation start to the first output shown, ?model=&text=).
@@ -83,7 +85,8 @@ def main():
     p.add_argument("--md", default=None)
     args = p.parse_args()
     paths.require(paths.BENCH, paths.COMMITTED_INT8, os.path.join(PACKAGE, "edgemt.wasm"), paths.DEV_EN)
-    meta = machine.start_meta(rounds=args.rounds, limit=args.limit)
+    versions = {name: run_child([name, "--version"], record=False)["out"].strip() for name in ("node", "chromium")}
+    meta = machine.start_meta(rounds=args.rounds, limit=args.limit, **versions)
     with tempfile.TemporaryDirectory(prefix="edgemt-wasm-bench-") as work:
         sources = os.path.join(work, "dev.en")
         with open(paths.DEV_EN, encoding="utf-8") as f, open(sources, "w", encoding="utf-8") as out:
@@ -110,10 +113,15 @@ def main():
 def section(data):
     meta, r, s = data["meta"], data["results"], data["sizes"]
     out = Section("wasm", "WebAssembly (tests/bench/wasm_bench.py)", machine.run_header(meta, "tests/bench/wasm_bench.py"))
-    out.text(machine.measured_when(meta) + " The committed Multi30k int8 model, the first %d dev sentences, normal "
+    # Chromium's renderer and GPU processes are not our children: its rounds count them as other processes.
+    others = dict(meta, lock_rounds=[r for r in meta["lock_rounds"] if "chromium" not in r["label"]])
+    out.text(machine.measured_when(others, during="a native or Node.js round (in Chromium's, its own renderer "
+                                   "and GPU processes count as other)") + " The committed Multi30k int8 model, the first %d dev sentences, normal "
              "stopping, batch 1; configurations alternate, %d rounds, medians. The module is single-threaded "
-             "(SIMD128, Emscripten 3.1.6); native at 1 and 2 threads. Chromium: the example page, the model "
-             "translated in its worker (headless, Debian's Chromium)." % (meta["limit"], meta["rounds"]))
+             "(SIMD128, Emscripten 3.1.6); native at 1 and 2 threads. Node.js %s; %s: the example page, "
+             "the model translated in its worker (headless). Speed after a warm-up (10 sources in Node.js and "
+             "Chromium); load and the first translation are cold." % (meta["limit"], meta["rounds"],
+                                                                    meta["node"], meta["chromium"]))
     best_native = max(r["native t1"]["tokens_per_s"], r["native t2"]["tokens_per_s"])
     rows = []
     for c in CONFIGS:

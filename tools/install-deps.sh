@@ -44,6 +44,9 @@ for group in "${groups[@]}"; do
     *) echo "usage: $0 [build] [convert] [test]" >&2; exit 2 ;;
   esac
 done
+# npm (the npm package's test): Debian's own package, unless a Node.js from
+# elsewhere (NodeSource's includes npm, and conflicts with Debian's) has it.
+if [[ " ${packages[*]} " == *" nodejs "* ]] && ! command -v npm >/dev/null; then packages+=(npm); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -31,7 +31,9 @@ class ChromiumPipe extends EventEmitter {
     this.#profile = mkdtempSync(join(tmpdir(), 'edgemt-chromium-'));
     this.#child = spawn(executable, [
       '--headless=new', '--remote-debugging-pipe', '--no-sandbox', '--disable-gpu', '--no-first-run',
-      '--no-default-browser-check', `--user-data-dir=${this.#profile}`, 'about:blank',
+      '--no-default-browser-check', `--user-data-dir=${this.#profile}`,
+      // Shared memory in the temp dir: a container or chroot may have no /dev/shm.
+      '--disable-dev-shm-usage', 'about:blank',
     ], { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] });
     this.#child.stdout.resume();
     this.#child.stderr.on('data', (chunk) => { this.#stderr = (this.#stderr + chunk).slice(-4000); });

@@ -113,7 +113,7 @@ Result<std::unique_ptr<LineTranslator>> LineTranslator::Create(const Options& op
     if (!*file) return Status(StatusCode::kNotFound, "cannot open " + *path);
   }
   // An unusable cache costs time, never the translations.
-  const Status& cache = self->translator_->translator().packed_cache_status();
+  const Status& cache = self->translator_->translator()->packed_cache_status();
   if (!cache.ok()) std::fprintf(stderr, "edgemt-translate: warning: %s\n", cache.message().c_str());
   return self;
 }
@@ -312,6 +312,15 @@ std::string LineTranslator::TranslateDocument(const std::string& document, size_
                          std::to_string(result.sentences) + " sentences are not translated (their source stands " +
                          "in): " + result.first_failure.message());
   return result.text;
+}
+
+std::string LineTranslator::MemoryReport() const {
+  const auto at_limits = Translator::ArenaBytes(translator_->model(), translator_->options().translator);
+  const TranslatorOptions& limits = translator_->options().translator;
+  return "arena " + std::to_string(translator_->arena_bytes()) + " bytes for the work translated; " +
+         (at_limits.ok() ? std::to_string(at_limits.value()) : std::string("?")) + " bytes at the limits (batch " +
+         std::to_string(limits.max_batch_size) + ", " + std::to_string(limits.max_source_length) + " source and " +
+         std::to_string(limits.max_target_length) + " output ids, beam " + std::to_string(limits.max_beam_size) + ")";
 }
 
 }  // namespace edgemt::cli

@@ -35,6 +35,10 @@ class LineTranslator {
   // The same, written to standard output sentence by sentence as they are translated.
   void StreamDocument(const std::string& document, size_t first_line);
 
+  // --memory: the arena the work needed, and the one the limits would
+  // (TextTranslatorOptions::plan_for_work), as one line for standard error.
+  std::string MemoryReport() const;
+
  private:
   LineTranslator() = default;
   DecodeOptions Decoding() const;

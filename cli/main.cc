@@ -48,6 +48,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "edgemt-translate: %s\n", translator.status().ToString().c_str());
     return 1;
   }
+  const auto finish = [&options, &translator]() {
+    if (options.report_memory)
+      std::fprintf(stderr, "edgemt-translate: %s\n", translator.value()->MemoryReport().c_str());
+    return 0;
+  };
   if (options.stream && !options.document) {
     // Line at a time: each line's pieces go out as the decoder produces them.
     size_t line_number = 1;
@@ -55,7 +60,7 @@ int main(int argc, char** argv) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
       translator.value()->StreamLine(line, line_number);
     }
-    return 0;
+    return finish();
   }
   std::ios::sync_with_stdio(false);
   if (options.document) {
@@ -83,7 +88,7 @@ int main(int argc, char** argv) {
       if (blank) std::cout << line << '\n';
       std::cout.flush();
     }
-    return 0;
+    return finish();
   }
   // A window of lines at a time: the translator sorts it by length into
   // batches and gives the results back in input order. The window takes
@@ -110,5 +115,5 @@ int main(int argc, char** argv) {
     std::cout.flush();  // a window at a time, so that a pipe sees results as they come
     line_number += lines.size();
   }
-  return 0;
+  return finish();
 }

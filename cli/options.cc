@@ -78,6 +78,9 @@ const char* Usage() {
          "  --alignment-layer N     that layer (default -1: the last; negative counts from the last)\n"
          "  --no-shortlist          decode over the whole target vocabulary even when the model\n"
          "                          has a vocabulary shortlist (docs/shortlist.md)\n"
+         "  --memory                at the end, say on standard error how large an arena the\n"
+         "                          input needed (the memory plan grows with the longest line\n"
+         "                          and batch seen) and how large the limits' would be\n"
          "  --confidence            append ' ||| ' the translation's confidence (0..1: exp of its\n"
          "                          tokens' mean log-probability) and ' ||| ' each word's\n"
          "  --cache-mb N            keep the translations of sentences seen before, up to N MB\n"
@@ -209,6 +212,8 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
       if (!count(-64, 63, &options->alignment_layer)) return false;
     } else if (arg == "--no-shortlist") {
       options->use_shortlist = false;
+    } else if (arg == "--memory") {
+      options->report_memory = true;
     } else if (arg == "--confidence") {
       options->confidence = true;
     } else if (arg == "--stream") {

@@ -47,6 +47,7 @@ struct Options {
   bool alignments = false;    // append ' ||| ' and the word alignment (i-j pairs)
   int alignment_layer = -1;   // the decoder layer they come from (negative: from the last)
   bool use_shortlist = true;  // the model's vocabulary shortlist, when it has one
+  bool report_memory = false;  // --memory
   bool confidence = false;    // append ' ||| ' the sentence's confidence ' ||| ' each word's
   LongInput long_input = LongInput::kTruncate;
   bool show_help = false;

@@ -222,7 +222,7 @@ Result<std::unique_ptr<TextTranslator>> TextTranslator::Create(std::shared_ptr<c
   impl->model = std::move(model);
   impl->options = options;
   EDGEMT_RETURN_IF_ERROR(impl->CreateTokenizers());
-  auto translator = Translator::Create(impl->model, options.translator);
+  auto translator = PlannedTranslator::Create(impl->model, options.translator, options.plan_for_work);
   if (!translator.ok()) return translator.status();
   impl->translator = std::move(translator.value());
   impl->options.translator = impl->translator->options();
@@ -234,7 +234,7 @@ Result<std::unique_ptr<TextTranslator>> TextTranslator::Create(std::shared_ptr<c
 namespace {
 
 // What fails a whole call before any source is looked at.
-Status CheckCall(const Translator& translator, const DecodeOptions& decode) {
+Status CheckCall(const PlannedTranslator& translator, const DecodeOptions& decode) {
   if (decode.target_prefixes != nullptr)
     return Status(StatusCode::kInvalidArgument, "give the text layer its target prefixes as an argument, one per source");
   return translator.CheckOptions(decode);
@@ -349,7 +349,8 @@ Status TextTranslator::TranslateStreaming(const std::string& text, const DecodeO
 }
 
 const Model& TextTranslator::model() const { return *impl_->model; }
-Translator& TextTranslator::translator() { return *impl_->translator; }
+Translator* TextTranslator::translator() { return impl_->translator->current(); }
+size_t TextTranslator::arena_bytes() const { return impl_->translator->arena_bytes(); }
 const TextTranslatorOptions& TextTranslator::options() const { return impl_->options; }
 bool TextTranslator::has_tokenizer() const { return impl_->has_tokenizer(); }
 const Status& TextTranslator::tokenizer_status() const { return impl_->tokenizer_status; }

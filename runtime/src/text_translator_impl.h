@@ -11,6 +11,7 @@
 #include "batching.h"
 #include "edgemt/text_translator.h"
 #include "edgemt/tokenizer.h"
+#include "planned_translator.h"
 #include "translation_cache.h"
 
 namespace edgemt {
@@ -44,7 +45,7 @@ inline bool WithScores(const DecodeOptions& decode, bool return_scores) {
 struct TextTranslator::Impl {
   std::shared_ptr<const Model> model;
   TextTranslatorOptions options;
-  std::unique_ptr<Translator> translator;
+  std::unique_ptr<PlannedTranslator> translator;
   std::unique_ptr<Tokenizer> source_tokenizer;  // both or neither
   std::unique_ptr<Tokenizer> target_tokenizer;
   // Ok with tokenizers; else why texts cannot be translated (the model has

@@ -116,7 +116,7 @@ TEST_CASE("sources are sorted by length into batches, max_batch_tokens bounds th
       REQUIRE(results[s].status.ok());
       CHECK(results[s].hypotheses[0].ids == expected[s]);
     }
-    const long steps = text.value()->translator().profile().decoder_steps;
+    const long steps = text.value()->translator()->profile().decoder_steps;
     if (max_tokens == 1) {
       CHECK(steps == steps_alone);  // no two sources fit in 1 token: one by one
     } else {

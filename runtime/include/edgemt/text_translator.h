@@ -38,7 +38,14 @@ class TranslationCache;
 enum class LongInput { kTruncate, kError, kSplit };
 
 struct TextTranslatorOptions {
+  // The limits: the largest batch, source, output and beam a call may ask.
   TranslatorOptions translator;
+  // The memory plan fits the work instead: it starts at one sentence of 64
+  // ids and grows between calls to the largest a call needed (for the
+  // Multi30k model the limits' 16 x 256 positions need a 105.8 MB arena,
+  // one short line 3.2 MB). false, or an arena of the caller's
+  // (TranslatorOptions::arena): planned once, at the limits.
+  bool plan_for_work = true;
   LongInput long_input = LongInput::kTruncate;
   // A batch also stops growing before its sentences x its longest source
   // (the padded source tokens the encoder computes) would pass this; a
@@ -99,8 +106,12 @@ class TextTranslator {
                             TextResult* result);
 
   const Model& model() const;
-  // The translator underneath (not serialized with the calls above).
-  Translator& translator();
+  // The translator of the current memory plan (not serialized with the
+  // calls above; a later call may replace it when the plan grows); null
+  // when the last plan could not be made (the next call plans again).
+  Translator* translator();
+  // The current plan's arena (0: none), within the limits' (Translator::ArenaBytes).
+  size_t arena_bytes() const;
   const TextTranslatorOptions& options() const;  // with the translator's defaults resolved
   bool has_tokenizer() const;                    // texts in and out need it
   // Ok with a tokenizer; else why texts cannot be translated: the model has

@@ -14,9 +14,10 @@ def sinusoid_table(max_positions, d_model, layout):
     with w_i = exp(-2i ln(10000) / d_model);
     opennmt:     pe[p, i]  = sin((p + 1) v_i), pe[p, d/2 + i] = cos((p + 1) v_i)
     with v_i = exp(-i ln(10000) / (d/2 - 1)) (OpenNMT-tf's and CTranslate2's
-    table: positions count from 1). This is the exact table the
-    runtime approximates; training code computes it in float32 and differs
-    from it by up to ~max_positions * 2^-23 (see matches_sinusoid)."""
+    table: positions count from 1). This is the exact table; training
+    code, CTranslate2 and the runtime compute it in float32
+    (runtime_sinusoid_table) and differ from it by up to ~max_positions *
+    2^-23 (see matches_sinusoid)."""
     pos = np.arange(max_positions, dtype=np.float64)[:, None]
     w = np.exp(np.arange(0, d_model, 2, dtype=np.float64) * (-math.log(10000.0) / d_model))
     if layout == "opennmt":
@@ -34,6 +35,35 @@ def sinusoid_table(max_positions, d_model, layout):
     else:
         raise ValueError("unknown position layout %r" % layout)
     return pe.astype(np.float32)
+
+
+def runtime_sinusoid_table(max_positions, d_model, layout):
+    """The table the runtime computes (runtime/src/ops/embedding.cc), as training recipes and CTranslate2
+    do: the frequencies and the angle p * w_i in float32, then sin and cos of that float32 angle (exp, sin
+    and cos evaluated in float64 and rounded, as glibc's expf, sinf and cosf are all but always). The
+    reference model (reference/model.py) uses it, so that it computes what a converted file computes: at
+    position 511 the angle's rounding moves a value by up to ~3e-5 from sinusoid_table's (a 512-id
+    source's encoder output by 5e-6 of its largest value, beyond float32 summation's 2e-6)."""
+    if layout == "opennmt":
+        half = d_model // 2
+        step = -(np.float32(math.log(10000.0)) / np.float32(max(half - 1, 1)))   # all float32, as CTranslate2
+        w = np.exp((np.arange(half, dtype=np.float32) * step).astype(np.float64)).astype(np.float32)
+        pos = np.arange(1, max_positions + 1, dtype=np.float32)[:, None]
+    else:
+        step = np.float32(-math.log(10000.0) / d_model)                         # the step in double, rounded
+        w = np.exp((np.arange(0, d_model, 2, dtype=np.float32) * step).astype(np.float64)).astype(np.float32)
+        pos = np.arange(max_positions, dtype=np.float32)[:, None]
+    angle = (pos * w).astype(np.float32).astype(np.float64)
+    pe = np.zeros((max_positions, d_model), dtype=np.float32)
+    if layout == "interleaved":
+        pe[:, 0::2] = np.sin(angle)
+        pe[:, 1::2] = np.cos(angle)
+    elif layout in ("halves", "opennmt"):
+        pe[:, : d_model // 2] = np.sin(angle)
+        pe[:, d_model // 2:] = np.cos(angle)
+    else:
+        raise ValueError("unknown position layout %r" % layout)
+    return pe
 
 
 def sinusoid_tolerance(max_positions):

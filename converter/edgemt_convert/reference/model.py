@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 
 from ..format import model_ir as ir
-from ..format.positions import sinusoid_table
+from ..format.positions import runtime_sinusoid_table
 from ..quantize.linear import make_linear
 
 _NEG_INF = float("-inf")
@@ -103,7 +103,7 @@ class ReferenceModel:
             self.tgt_positions = torch.from_numpy(np.asarray(model.decoder.positions, np.float32))
         else:
             layout = ir.POS_NAMES[c.position_encoding]
-            table = torch.from_numpy(sinusoid_table(c.max_positions, c.d_model, layout))
+            table = torch.from_numpy(runtime_sinusoid_table(c.max_positions, c.d_model, layout))
             self.src_positions = self.tgt_positions = table
 
     # ------------------------------------------------------------------ pieces

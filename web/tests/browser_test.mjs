@@ -23,18 +23,10 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { CHROMIUM, launchChromium } from './cdp_pipe.mjs';
 import { serve } from './static_server.mjs';
+import { argument } from './arguments.mjs';
 
 const STEP_MS = 120000;  // a page, a model load, a screenshot; translating adds a second a line
 const MIN_SHARE = 0.98;
-
-function argument(name, fallback) {
-  const i = process.argv.indexOf(name);
-  if (i < 0) {
-    if (fallback === undefined) throw new Error(`${name} is required`);
-    return fallback;
-  }
-  return process.argv[i + 1];
-}
 
 function firstLines(path, count) {
   const lines = readFileSync(path, 'utf8').split('\n');

@@ -13,15 +13,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-
-function argument(name, fallback) {
-  const i = process.argv.indexOf(name);
-  if (i < 0) {
-    if (fallback === undefined) throw new Error(`${name} is required`);
-    return fallback;
-  }
-  return process.argv[i + 1];
-}
+import { argument } from './arguments.mjs';
 
 const packageDir = resolve(argument('--package'));
 const modelPath = resolve(argument('--model'));

@@ -6,6 +6,21 @@ import numpy as np
 LAYOUTS = ("interleaved", "halves", "opennmt")
 
 
+def _table(angle, d_model, layout):
+    """[positions, d_model] float32: sin and cos of the float64 angles [positions, d_model / 2], placed as
+    the layout says, then rounded."""
+    pe = np.zeros((angle.shape[0], d_model), dtype=np.float64)
+    if layout == "interleaved":
+        pe[:, 0::2] = np.sin(angle)
+        pe[:, 1::2] = np.cos(angle)
+    elif layout in ("halves", "opennmt"):
+        pe[:, : d_model // 2] = np.sin(angle)
+        pe[:, d_model // 2:] = np.cos(angle)
+    else:
+        raise ValueError("unknown position layout %r" % layout)
+    return pe.astype(np.float32)
+
+
 def sinusoid_table(max_positions, d_model, layout):
     """[max_positions, d_model] float32, computed in float64 then rounded.
 
@@ -24,17 +39,7 @@ def sinusoid_table(max_positions, d_model, layout):
         half = d_model // 2
         pos = pos + 1
         w = np.exp(np.arange(half, dtype=np.float64) * (-math.log(10000.0) / max(half - 1, 1)))
-    angle = pos * w
-    pe = np.zeros((max_positions, d_model), dtype=np.float64)
-    if layout == "interleaved":
-        pe[:, 0::2] = np.sin(angle)
-        pe[:, 1::2] = np.cos(angle)
-    elif layout in ("halves", "opennmt"):
-        pe[:, : d_model // 2] = np.sin(angle)
-        pe[:, d_model // 2:] = np.cos(angle)
-    else:
-        raise ValueError("unknown position layout %r" % layout)
-    return pe.astype(np.float32)
+    return _table(pos * w, d_model, layout)
 
 
 def runtime_sinusoid_table(max_positions, d_model, layout):
@@ -53,17 +58,7 @@ def runtime_sinusoid_table(max_positions, d_model, layout):
         step = np.float32(-math.log(10000.0) / d_model)                         # the step in double, rounded
         w = np.exp((np.arange(0, d_model, 2, dtype=np.float32) * step).astype(np.float64)).astype(np.float32)
         pos = np.arange(max_positions, dtype=np.float32)[:, None]
-    angle = (pos * w).astype(np.float32).astype(np.float64)
-    pe = np.zeros((max_positions, d_model), dtype=np.float32)
-    if layout == "interleaved":
-        pe[:, 0::2] = np.sin(angle)
-        pe[:, 1::2] = np.cos(angle)
-    elif layout in ("halves", "opennmt"):
-        pe[:, : d_model // 2] = np.sin(angle)
-        pe[:, d_model // 2:] = np.cos(angle)
-    else:
-        raise ValueError("unknown position layout %r" % layout)
-    return pe
+    return _table((pos * w).astype(np.float32).astype(np.float64), d_model, layout)
 
 
 def sinusoid_tolerance(max_positions):

@@ -85,7 +85,7 @@ while read -r package _ used file _; do
 done <"$cache/src/MANIFEST"
 
 key="$( { echo "$format $flags"; cut -d' ' -f1,3,5 "$cache/src/MANIFEST"
-          for patch in "${patches[@]}"; do sha256sum "$here/patches/${patch#*:}"; done
+          for patch in "${patches[@]}"; do sha256sum <"$here/patches/${patch#*:}"; done  # content, not path
           "$cc" --version | head -n 1; "$cxx" --version | head -n 1; cmake --version | head -n 1; } |
         sha256sum | cut -c1-16)"
 prefix="$cache/$target-$key"

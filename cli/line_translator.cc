@@ -315,8 +315,8 @@ std::string LineTranslator::TranslateDocument(const std::string& document, size_
 }
 
 std::string LineTranslator::MemoryReport() const {
-  const auto at_limits = Translator::ArenaBytes(translator_->model(), translator_->options().translator);
   const TranslatorOptions& limits = translator_->options().translator;
+  const auto at_limits = Translator::ArenaBytes(translator_->model(), limits);
   return "arena " + std::to_string(translator_->arena_bytes()) + " bytes for the work translated; " +
          (at_limits.ok() ? std::to_string(at_limits.value()) : std::string("?")) + " bytes at the limits (batch " +
          std::to_string(limits.max_batch_size) + ", " + std::to_string(limits.max_source_length) + " source and " +

@@ -24,6 +24,11 @@ size_t RoundBatch(size_t n) {
 }
 size_t RoundSource(size_t n) { return (n + kFirstSource - 1) / kFirstSource * kFirstSource; }
 
+PlanSizes SizesOf(const TranslatorOptions& options) {
+  return PlanSizes{static_cast<size_t>(options.max_batch_size), static_cast<size_t>(options.max_source_length),
+                   static_cast<size_t>(options.max_target_length), static_cast<size_t>(options.max_beam_size)};
+}
+
 }  // namespace
 
 PlannedTranslator::PlannedTranslator(std::shared_ptr<const Model> model, const TranslatorOptions& limits,
@@ -39,12 +44,8 @@ Result<std::unique_ptr<PlannedTranslator>> PlannedTranslator::Create(std::shared
   if (!self) return Status(StatusCode::kResourceExhausted, "out of memory");
   // Made now, so that what fails for every call (XNNPACK on this CPU, the
   // packed cache, no memory even for the first plan) fails here.
-  PlanSizes first{1, std::min<size_t>(kFirstSource, static_cast<size_t>(limits.max_source_length)),
-                  static_cast<size_t>(limits.max_target_length), 1};
-  if (!self->on_demand_) {
-    first = PlanSizes{static_cast<size_t>(limits.max_batch_size), static_cast<size_t>(limits.max_source_length),
-                      static_cast<size_t>(limits.max_target_length), static_cast<size_t>(limits.max_beam_size)};
-  }
+  PlanSizes first = SizesOf(limits);
+  if (self->on_demand_) first = PlanSizes{1, std::min(kFirstSource, first.source), first.target, 1};
   auto made = self->For(first);
   if (!made.ok()) return made.status();
   return self;
@@ -58,18 +59,19 @@ Result<Translator*> PlannedTranslator::For(const PlanSizes& work) {
   // The larger of each size and the current plan's, in steps, within the
   // limits (past them the translator refuses the call, as it would at the limits).
   PlanSizes next = work;
+  const PlanSizes plan = translator_ ? SizesOf(translator_->options()) : PlanSizes{};
   if (translator_) {
-    next.batch = std::max(next.batch, plan_.batch);
-    next.source = std::max(next.source, plan_.source);
-    next.target = std::max(next.target, plan_.target);
-    next.beam = std::max(next.beam, plan_.beam);
+    next.batch = std::max(next.batch, plan.batch);
+    next.source = std::max(next.source, plan.source);
+    next.target = std::max(next.target, plan.target);
+    next.beam = std::max(next.beam, plan.beam);
   }
   next.batch = std::min(RoundBatch(next.batch), static_cast<size_t>(limits_.max_batch_size));
   next.source = std::min(RoundSource(next.source), static_cast<size_t>(limits_.max_source_length));
   next.target = std::min(next.target, static_cast<size_t>(limits_.max_target_length));
   next.beam = std::min(next.beam, static_cast<size_t>(limits_.max_beam_size));
-  if (translator_ && next.batch <= plan_.batch && next.source <= plan_.source && next.target <= plan_.target &&
-      next.beam <= plan_.beam)
+  if (translator_ && next.batch <= plan.batch && next.source <= plan.source && next.target <= plan.target &&
+      next.beam <= plan.beam)
     return translator_.get();
   TranslatorOptions options = limits_;
   options.max_batch_size = static_cast<int>(next.batch);
@@ -80,7 +82,6 @@ Result<Translator*> PlannedTranslator::For(const PlanSizes& work) {
   auto created = Translator::Create(model_, options);
   if (!created.ok()) return created.status();  // the next call plans again, for its own work only
   translator_ = std::move(created.value());
-  plan_ = next;
   return translator_.get();
 }
 

@@ -57,8 +57,7 @@ class PlannedTranslator {
   std::shared_ptr<const Model> model_;
   TranslatorOptions limits_;  // resolved
   bool on_demand_;
-  std::unique_ptr<Translator> translator_;
-  PlanSizes plan_;  // translator_'s
+  std::unique_ptr<Translator> translator_;  // its options() are the current plan
 };
 
 }  // namespace edgemt

@@ -6,6 +6,8 @@
 
 #include <cerrno>
 
+#include "shared_nothrow.h"
+
 namespace edgemt {
 
 MappedFile MapReadOnly(const std::string& path) {
@@ -36,9 +38,12 @@ MappedFile MapReadOnly(const std::string& path) {
   }
   file.error = 0;
   const size_t size = file.size;
-  file.data = std::shared_ptr<const uint8_t>(static_cast<const uint8_t*>(mapping), [size](const uint8_t* p) {
-    munmap(const_cast<uint8_t*>(p), size);
-  });
+  file.data = ShareNothrow(static_cast<const uint8_t*>(mapping),
+                           [size](const uint8_t* p) { munmap(const_cast<uint8_t*>(p), size); });
+  if (!file.data) {
+    file.failure = MappedFile::Failure::kMap;
+    file.error = ENOMEM;
+  }
   return file;
 }
 

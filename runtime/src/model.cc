@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cstdio>
 #include <cstring>
 #include <new>
 
@@ -9,6 +10,7 @@
 #include "mapped_file.h"
 #include "model_reader.h"
 #include "model_state.h"
+#include "shared_nothrow.h"
 
 namespace edgemt {
 
@@ -39,10 +41,11 @@ Result<std::shared_ptr<const Model>> Model::Load(const std::string& path) {
   bytes.data = file.data.get();
   bytes.size = file.size;
   bytes.mapping = std::move(file.data);
-  bytes.file_identity = "file " + std::to_string(info.st_dev) + ":" + std::to_string(info.st_ino) + " " +
-                        std::to_string(info.st_size) + " " + std::to_string(info.st_mtim.tv_sec) + "." +
-                        std::to_string(info.st_mtim.tv_nsec) + " " + std::to_string(info.st_ctim.tv_sec) + "." +
-                        std::to_string(info.st_ctim.tv_nsec);
+  std::snprintf(bytes.file_identity, sizeof(bytes.file_identity), "file %llu:%llu %lld %lld.%ld %lld.%ld",
+                static_cast<unsigned long long>(info.st_dev), static_cast<unsigned long long>(info.st_ino),
+                static_cast<long long>(info.st_size), static_cast<long long>(info.st_mtim.tv_sec),
+                static_cast<long>(info.st_mtim.tv_nsec), static_cast<long long>(info.st_ctim.tv_sec),
+                static_cast<long>(info.st_ctim.tv_nsec));
   Result<std::shared_ptr<const Model>> model = FromState(std::move(state));
   if (!model.ok()) return Status(model.status().code(), path + ": " + model.status().message());
   return model;
@@ -66,7 +69,7 @@ Result<std::shared_ptr<const Model>> Model::FromState(std::unique_ptr<ModelState
   const size_t layers = state->weights.encoder_layers.size() + state->weights.decoder_layers.size();
   state->packing.reset(new (std::nothrow) ModelPacking(state->bytes, 8 * layers + 8));
   if (!state->packing) return Status(StatusCode::kResourceExhausted, "out of memory");
-  std::shared_ptr<const Model> model(new (std::nothrow) Model(std::move(state)));
+  std::shared_ptr<const Model> model = ShareNothrow(std::unique_ptr<const Model>(new (std::nothrow) Model(std::move(state))));
   if (!model) return Status(StatusCode::kResourceExhausted, "out of memory");
   return model;
 }

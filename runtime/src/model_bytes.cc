@@ -10,7 +10,7 @@
 namespace edgemt {
 
 std::string ModelBytes::Identity() const {
-  if (!file_identity.empty()) {
+  if (file_identity[0] != '\0') {
     // Timestamps have the file system's granularity (a few ms): a file
     // rewritten in place at the same size within it also changes these
     // bytes (the first 64 KB, with every table of the file, and 64 samples).
@@ -19,7 +19,7 @@ std::string ModelBytes::Identity() const {
       const size_t offset = size / 64 * i;
       sampled = Fingerprint64(data + offset, std::min<size_t>(256, size - offset), sampled);
     }
-    return file_identity + " " + std::to_string(sampled);
+    return std::string(file_identity) + " " + std::to_string(sampled);
   }
   // A caller's buffer has no file to ask: its bytes are the identity.
   return "buffer " + std::to_string(size) + " " + std::to_string(Fingerprint64(data, size));

@@ -14,8 +14,9 @@ struct ModelBytes {
   size_t size = 0;
   std::shared_ptr<const uint8_t> mapping;  // a mapped file; null for a caller's buffer
   // A mapped file's identity: device, inode, size, modification and change
-  // times (any write to the file changes them). Empty for a buffer.
-  std::string file_identity;
+  // times (any write to the file changes them). Empty for a buffer. Not a
+  // std::string: loading allocates only what it can check (no exceptions).
+  char file_identity[160] = {};
 
   // What identifies these bytes in packed-cache keys.
   std::string Identity() const;

@@ -1,6 +1,7 @@
 #include "model_reader.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <string>
 
@@ -12,6 +13,30 @@ namespace edgemt {
 namespace {
 
 Status Invalid(const std::string& message) { return Status(StatusCode::kInvalidModel, message); }
+
+// A tensor's dotted name ("decoder.layers[2].cross_attention.query"), built
+// on the stack: reading a valid file allocates nothing for names that only
+// an error message needs.
+class TensorName {
+ public:
+  explicit TensorName(const char* name) { Append(name); }
+  TensorName(const TensorName& parent, const char* part) : TensorName(parent) {
+    Append(".");
+    Append(part);
+  }
+  TensorName(const char* stack, uint32_t index) { std::snprintf(text_, sizeof(text_), "%s[%u]", stack, index); }
+  const char* c_str() const { return text_; }
+
+ private:
+  void Append(const char* part) {
+    const size_t used = std::strlen(text_);
+    std::snprintf(text_ + used, sizeof(text_) - used, "%s", part);
+  }
+  char text_[96] = {};
+};
+
+std::string operator+(const char* text, const TensorName& name) { return std::string(text) + name.c_str(); }
+std::string operator+(const TensorName& name, const char* text) { return std::string(name.c_str()) + text; }
 
 bool PositiveFinite(float v) { return std::isfinite(v) && v > 0.0f; }
 
@@ -32,7 +57,7 @@ bool UsableBfloat16(uint16_t bits) {
   return (bits & 0x8000) == 0 && exponent != 0 && exponent != 0xFF;
 }
 
-Status ReadInt4(const fb::Tensor* tensor, const std::string& name, int cols, MatrixView* out) {
+Status ReadInt4(const fb::Tensor* tensor, const TensorName& name, int cols, MatrixView* out) {
   const uint32_t block = tensor->block_size();
   if (block == 0 || block % 32 != 0 || static_cast<uint32_t>(cols) % block != 0)
     return Invalid("tensor " + name + " has block_size " + std::to_string(block) +
@@ -54,7 +79,7 @@ Status ReadInt4(const fb::Tensor* tensor, const std::string& name, int cols, Mat
 }
 
 // Reads one Tensor and checks it has `rows` x `cols` elements of an allowed type.
-Status ReadMatrix(const fb::Tensor* tensor, const std::string& name, int rows, int cols,
+Status ReadMatrix(const fb::Tensor* tensor, const TensorName& name, int rows, int cols,
                   Allowed allowed, MatrixView* out) {
   if (tensor == nullptr) return Invalid("tensor " + name + " is missing");
   const auto* shape = tensor->shape();
@@ -111,7 +136,7 @@ Status ReadMatrix(const fb::Tensor* tensor, const std::string& name, int rows, i
   return Status::Ok();
 }
 
-Status ReadVector(const fb::Tensor* tensor, const std::string& name, int size, const float** out) {
+Status ReadVector(const fb::Tensor* tensor, const TensorName& name, int size, const float** out) {
   MatrixView view;
   EDGEMT_RETURN_IF_ERROR(ReadMatrix(tensor, name, size, 1, Allowed::kFloat32, &view));
   *out = view.f32();
@@ -119,46 +144,46 @@ Status ReadVector(const fb::Tensor* tensor, const std::string& name, int size, c
 }
 
 // `tied_weight` (may be null) is used when the file has no weight of its own.
-Status ReadLinear(const fb::Linear* linear, const std::string& name, int out_features, int in_features,
+Status ReadLinear(const fb::Linear* linear, const TensorName& name, int out_features, int in_features,
                   const MatrixView* tied_weight, LinearView* out) {
   if (linear == nullptr) return Invalid("linear layer " + name + " is missing");
   if (linear->weight() != nullptr || tied_weight == nullptr) {
-    EDGEMT_RETURN_IF_ERROR(ReadMatrix(linear->weight(), name + ".weight", out_features, in_features,
+    EDGEMT_RETURN_IF_ERROR(ReadMatrix(linear->weight(), TensorName(name, "weight"), out_features, in_features,
                                       Allowed::kAny, &out->weight));
   } else {
     out->weight = *tied_weight;
   }
   out->bias = nullptr;
-  if (linear->bias() != nullptr) EDGEMT_RETURN_IF_ERROR(ReadVector(linear->bias(), name + ".bias", out_features, &out->bias));
+  if (linear->bias() != nullptr) EDGEMT_RETURN_IF_ERROR(ReadVector(linear->bias(), TensorName(name, "bias"), out_features, &out->bias));
   return Status::Ok();
 }
 
-Status ReadLayerNorm(const fb::LayerNorm* norm, const std::string& name, int d, LayerNormView* out) {
+Status ReadLayerNorm(const fb::LayerNorm* norm, const TensorName& name, int d, LayerNormView* out) {
   if (norm == nullptr) return Invalid("layer norm " + name + " is missing");
-  EDGEMT_RETURN_IF_ERROR(ReadVector(norm->gamma(), name + ".gamma", d, &out->gamma));
-  return ReadVector(norm->beta(), name + ".beta", d, &out->beta);
+  EDGEMT_RETURN_IF_ERROR(ReadVector(norm->gamma(), TensorName(name, "gamma"), d, &out->gamma));
+  return ReadVector(norm->beta(), TensorName(name, "beta"), d, &out->beta);
 }
 
 // Optional, and only where the config declares embedding norms (format 2.4).
-Status ReadEmbeddingNorm(const fb::LayerNorm* norm, const std::string& name, const ModelConfig& config,
+Status ReadEmbeddingNorm(const fb::LayerNorm* norm, const TensorName& name, const ModelConfig& config,
                          LayerNormView* out) {
   if (norm == nullptr) return Status::Ok();
   if (!config.embedding_norm) return Invalid(name + " is present but the norm placement declares no embedding norm");
   return ReadLayerNorm(norm, name, config.d_model, out);
 }
 
-Status ReadAttention(const fb::Attention* attention, const std::string& name, int d, AttentionView* out) {
+Status ReadAttention(const fb::Attention* attention, const TensorName& name, int d, AttentionView* out) {
   if (attention == nullptr) return Invalid("attention " + name + " is missing");
-  EDGEMT_RETURN_IF_ERROR(ReadLinear(attention->query(), name + ".query", d, d, nullptr, &out->query));
-  EDGEMT_RETURN_IF_ERROR(ReadLinear(attention->key(), name + ".key", d, d, nullptr, &out->key));
-  EDGEMT_RETURN_IF_ERROR(ReadLinear(attention->value(), name + ".value", d, d, nullptr, &out->value));
-  return ReadLinear(attention->output(), name + ".output", d, d, nullptr, &out->output);
+  EDGEMT_RETURN_IF_ERROR(ReadLinear(attention->query(), TensorName(name, "query"), d, d, nullptr, &out->query));
+  EDGEMT_RETURN_IF_ERROR(ReadLinear(attention->key(), TensorName(name, "key"), d, d, nullptr, &out->key));
+  EDGEMT_RETURN_IF_ERROR(ReadLinear(attention->value(), TensorName(name, "value"), d, d, nullptr, &out->value));
+  return ReadLinear(attention->output(), TensorName(name, "output"), d, d, nullptr, &out->output);
 }
 
-Status ReadFeedForward(const fb::FeedForward* ffn, const std::string& name, int d, int d_ff, FeedForwardView* out) {
+Status ReadFeedForward(const fb::FeedForward* ffn, const TensorName& name, int d, int d_ff, FeedForwardView* out) {
   if (ffn == nullptr) return Invalid("feed-forward block " + name + " is missing");
-  EDGEMT_RETURN_IF_ERROR(ReadLinear(ffn->up(), name + ".up", d_ff, d, nullptr, &out->up));
-  return ReadLinear(ffn->down(), name + ".down", d, d_ff, nullptr, &out->down);
+  EDGEMT_RETURN_IF_ERROR(ReadLinear(ffn->up(), TensorName(name, "up"), d_ff, d, nullptr, &out->up));
+  return ReadLinear(ffn->down(), TensorName(name, "down"), d, d_ff, nullptr, &out->down);
 }
 
 
@@ -233,19 +258,19 @@ Status CheckFileAndVersion(const uint8_t* data, size_t size) {
 Status ReadEmbeddings(const fb::Encoder* encoder, const fb::Decoder* decoder, ModelWeights* weights) {
   const ModelConfig& config = weights->config;
   const int d = config.d_model;
-  EDGEMT_RETURN_IF_ERROR(ReadMatrix(decoder->token_embedding(), "decoder.token_embedding", config.target_vocab_size, d,
+  EDGEMT_RETURN_IF_ERROR(ReadMatrix(decoder->token_embedding(), TensorName("decoder.token_embedding"), config.target_vocab_size, d,
                                     Allowed::kAny, &weights->target_embedding));
   if (config.shared_embeddings) {
     weights->source_embedding = weights->target_embedding;
   } else {
-    EDGEMT_RETURN_IF_ERROR(ReadMatrix(encoder->token_embedding(), "encoder.token_embedding", config.source_vocab_size,
+    EDGEMT_RETURN_IF_ERROR(ReadMatrix(encoder->token_embedding(), TensorName("encoder.token_embedding"), config.source_vocab_size,
                                       d, Allowed::kAny, &weights->source_embedding));
   }
   if (config.position_encoding == PositionEncoding::kLearned) {
     MatrixView table;
-    EDGEMT_RETURN_IF_ERROR(ReadMatrix(encoder->positions(), "encoder.positions", config.max_positions, d, Allowed::kFloat32, &table));
+    EDGEMT_RETURN_IF_ERROR(ReadMatrix(encoder->positions(), TensorName("encoder.positions"), config.max_positions, d, Allowed::kFloat32, &table));
     weights->source_positions = table.f32();
-    EDGEMT_RETURN_IF_ERROR(ReadMatrix(decoder->positions(), "decoder.positions", config.max_positions, d, Allowed::kFloat32, &table));
+    EDGEMT_RETURN_IF_ERROR(ReadMatrix(decoder->positions(), TensorName("decoder.positions"), config.max_positions, d, Allowed::kFloat32, &table));
     weights->target_positions = table.f32();
   }
   return Status::Ok();
@@ -265,16 +290,16 @@ Status ReadEncoderLayers(const fb::Encoder* encoder, ModelWeights* weights) {
   const int d = config.d_model;
   uint32_t count = 0;
   EDGEMT_RETURN_IF_ERROR(CheckLayerCount(encoder->layers(), config.encoder_layers, "encoder", &count));
-  weights->encoder_layers.resize(count);
+  if (!weights->encoder_layers.Allocate(count)) return Status(StatusCode::kResourceExhausted, "out of memory");
   for (uint32_t i = 0; i < count; ++i) {
     const fb::EncoderLayer* layer = encoder->layers()->Get(i);
     EncoderLayerView& view = weights->encoder_layers[i];
-    const std::string name = "encoder.layers[" + std::to_string(i) + "]";
+    const TensorName name("encoder.layers", i);
     if (layer == nullptr) return Invalid(name + " is missing");
-    EDGEMT_RETURN_IF_ERROR(ReadAttention(layer->self_attention(), name + ".self_attention", d, &view.self_attention));
-    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->self_attention_norm(), name + ".self_attention_norm", d, &view.self_attention_norm));
-    EDGEMT_RETURN_IF_ERROR(ReadFeedForward(layer->feed_forward(), name + ".feed_forward", d, config.d_ff, &view.feed_forward));
-    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->feed_forward_norm(), name + ".feed_forward_norm", d, &view.feed_forward_norm));
+    EDGEMT_RETURN_IF_ERROR(ReadAttention(layer->self_attention(), TensorName(name, "self_attention"), d, &view.self_attention));
+    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->self_attention_norm(), TensorName(name, "self_attention_norm"), d, &view.self_attention_norm));
+    EDGEMT_RETURN_IF_ERROR(ReadFeedForward(layer->feed_forward(), TensorName(name, "feed_forward"), d, config.d_ff, &view.feed_forward));
+    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->feed_forward_norm(), TensorName(name, "feed_forward_norm"), d, &view.feed_forward_norm));
   }
   return Status::Ok();
 }
@@ -284,18 +309,18 @@ Status ReadDecoderLayers(const fb::Decoder* decoder, ModelWeights* weights) {
   const int d = config.d_model;
   uint32_t count = 0;
   EDGEMT_RETURN_IF_ERROR(CheckLayerCount(decoder->layers(), config.decoder_layers, "decoder", &count));
-  weights->decoder_layers.resize(count);
+  if (!weights->decoder_layers.Allocate(count)) return Status(StatusCode::kResourceExhausted, "out of memory");
   for (uint32_t i = 0; i < count; ++i) {
     const fb::DecoderLayer* layer = decoder->layers()->Get(i);
     DecoderLayerView& view = weights->decoder_layers[i];
-    const std::string name = "decoder.layers[" + std::to_string(i) + "]";
+    const TensorName name("decoder.layers", i);
     if (layer == nullptr) return Invalid(name + " is missing");
-    EDGEMT_RETURN_IF_ERROR(ReadAttention(layer->self_attention(), name + ".self_attention", d, &view.self_attention));
-    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->self_attention_norm(), name + ".self_attention_norm", d, &view.self_attention_norm));
-    EDGEMT_RETURN_IF_ERROR(ReadAttention(layer->cross_attention(), name + ".cross_attention", d, &view.cross_attention));
-    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->cross_attention_norm(), name + ".cross_attention_norm", d, &view.cross_attention_norm));
-    EDGEMT_RETURN_IF_ERROR(ReadFeedForward(layer->feed_forward(), name + ".feed_forward", d, config.d_ff, &view.feed_forward));
-    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->feed_forward_norm(), name + ".feed_forward_norm", d, &view.feed_forward_norm));
+    EDGEMT_RETURN_IF_ERROR(ReadAttention(layer->self_attention(), TensorName(name, "self_attention"), d, &view.self_attention));
+    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->self_attention_norm(), TensorName(name, "self_attention_norm"), d, &view.self_attention_norm));
+    EDGEMT_RETURN_IF_ERROR(ReadAttention(layer->cross_attention(), TensorName(name, "cross_attention"), d, &view.cross_attention));
+    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->cross_attention_norm(), TensorName(name, "cross_attention_norm"), d, &view.cross_attention_norm));
+    EDGEMT_RETURN_IF_ERROR(ReadFeedForward(layer->feed_forward(), TensorName(name, "feed_forward"), d, config.d_ff, &view.feed_forward));
+    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->feed_forward_norm(), TensorName(name, "feed_forward_norm"), d, &view.feed_forward_norm));
   }
   return Status::Ok();
 }
@@ -335,16 +360,16 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
   EDGEMT_RETURN_IF_ERROR(ReadEncoderLayers(encoder, weights));
   EDGEMT_RETURN_IF_ERROR(ReadDecoderLayers(decoder, weights));
   if (config.norm == NormPlacement::kPreLN) {
-    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(encoder->final_norm(), "encoder.final_norm", d, &weights->encoder_final_norm));
-    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(decoder->final_norm(), "decoder.final_norm", d, &weights->decoder_final_norm));
+    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(encoder->final_norm(), TensorName("encoder.final_norm"), d, &weights->encoder_final_norm));
+    EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(decoder->final_norm(), TensorName("decoder.final_norm"), d, &weights->decoder_final_norm));
   }
-  EDGEMT_RETURN_IF_ERROR(ReadEmbeddingNorm(encoder->embedding_norm(), "encoder.embedding_norm", config,
+  EDGEMT_RETURN_IF_ERROR(ReadEmbeddingNorm(encoder->embedding_norm(), TensorName("encoder.embedding_norm"), config,
                                            &weights->encoder_embedding_norm));
-  EDGEMT_RETURN_IF_ERROR(ReadEmbeddingNorm(decoder->embedding_norm(), "decoder.embedding_norm", config,
+  EDGEMT_RETURN_IF_ERROR(ReadEmbeddingNorm(decoder->embedding_norm(), TensorName("decoder.embedding_norm"), config,
                                            &weights->decoder_embedding_norm));
   if (decoder->output_projection() != nullptr && decoder->output_projection()->weight() == nullptr && !config.tied_output)
     return Invalid("decoder.output_projection.weight is missing and the config does not tie it to the embedding");
-  EDGEMT_RETURN_IF_ERROR(ReadLinear(decoder->output_projection(), "decoder.output_projection", config.target_vocab_size,
+  EDGEMT_RETURN_IF_ERROR(ReadLinear(decoder->output_projection(), TensorName("decoder.output_projection"), config.target_vocab_size,
                                     d, config.tied_output ? &weights->target_embedding : nullptr,
                                     &weights->output_projection));
   EDGEMT_RETURN_IF_ERROR(ReadShortlist(model->shortlist(), config, &weights->shortlist));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "edgemt/model_config.h"
+#include "fixed_array.h"
 
 namespace edgemt {
 
@@ -100,8 +101,8 @@ struct ModelWeights {
   MatrixView target_embedding;         // [target_vocab, d]
   const float* source_positions = nullptr;  // learned tables only
   const float* target_positions = nullptr;
-  std::vector<EncoderLayerView> encoder_layers;
-  std::vector<DecoderLayerView> decoder_layers;
+  FixedArray<EncoderLayerView> encoder_layers;
+  FixedArray<DecoderLayerView> decoder_layers;
   LayerNormView encoder_final_norm;    // pre-LN only
   LayerNormView decoder_final_norm;    // pre-LN only
   LayerNormView encoder_embedding_norm;  // gamma null: none (ModelConfig::embedding_norm)

@@ -4,6 +4,7 @@
 #include <new>
 
 #include "piece_model.h"
+#include "shared_nothrow.h"
 
 // SentencePiece's logging switch (its util.cc; the public header leaves it
 // out). Its INFO lines, such as "precompiled_charsmap is empty" for every
@@ -58,7 +59,8 @@ class SentencePieceModel final : public PieceModel {
 Result<std::shared_ptr<const PieceModel>> LoadPieceModel(std::string_view serialized) {
   static const bool quiet = (sentencepiece::logging::SetMinLogLevel(1), true);  // warnings and errors only
   (void)quiet;
-  auto model = std::shared_ptr<SentencePieceModel>(new (std::nothrow) SentencePieceModel);
+  std::shared_ptr<SentencePieceModel> model =
+      ShareNothrow(std::unique_ptr<SentencePieceModel>(new (std::nothrow) SentencePieceModel));
   if (!model) return Status(StatusCode::kResourceExhausted, "out of memory");
   const auto loaded = model->processor.LoadFromSerializedProto(SpmText(serialized));
   if (!loaded.ok()) return Status(StatusCode::kInvalidModel, "cannot be loaded: " + loaded.ToString());

@@ -1,0 +1,130 @@
+// Memory running out at every allocation of loading a model: each attempt
+// returns kResourceExhausted (or gets by without the memory it was
+// refused), throws nothing, leaks nothing, and the next attempt with memory
+// works (docs/robustness.md). Creating translators is not covered yet: its
+// std::vectors (layers, operators, the arena plan) still throw.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <new>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "edgemt/edgemt.h"
+#include "edgemt/model.h"
+#include "failing_allocator.h"
+#include "test_model.h"
+
+namespace edgemt {
+namespace {
+
+using testing::AlignedBytes;
+using testing::TestModelSpec;
+
+struct Sweep {
+  long attempts_failed = 0;    // returned kResourceExhausted
+  long failures_absorbed = 0;  // succeeded without the refused memory
+  long allocations = 0;        // in the attempt that had all it asked for
+};
+
+// Runs `attempt` once with all the memory it asks for (first-use set-up of
+// the process stays out of the count), then again with its n-th allocation
+// failing, for n = 0, 1, ... until an attempt makes no allocation fail.
+Sweep SweepAllocationFailures(const std::function<Status()>& attempt) {
+  Sweep sweep;
+  REQUIRE(attempt().ok());
+  for (long n = 0;; ++n) {
+    const long live_before = testing::LiveHeapBlocks();
+    bool ok = false, threw = false;
+    StatusCode code = StatusCode::kOk;
+    char message[256] = "";
+    testing::FailAllocationAfter(n);
+    try {
+      const Status status = attempt();
+      ok = status.ok();
+      code = status.code();
+      std::snprintf(message, sizeof(message), "%s", status.ToString().c_str());
+    } catch (const std::bad_alloc&) {
+      threw = true;
+    }
+    const bool failed = testing::StopFailingAllocations();
+    const long live_after = testing::LiveHeapBlocks();
+    INFO("allocation " << n << " failing: " << message);
+    CHECK_MESSAGE(!threw, "std::bad_alloc escaped from EdgeMT");
+    CHECK(live_after == live_before);
+    if (threw || live_after != live_before) return sweep;  // one report, not thousands
+    if (!failed) {
+      CHECK(ok);
+      sweep.allocations = n;
+      return sweep;
+    }
+    if (ok) {
+      ++sweep.failures_absorbed;
+    } else {
+      CHECK(code == StatusCode::kResourceExhausted);
+      ++sweep.attempts_failed;
+    }
+  }
+}
+
+void Report(const char* what, const Sweep& sweep) {
+  std::printf("allocation failures: %s: %ld allocations, %ld refused with kResourceExhausted, %ld got by without\n",
+              what, sweep.allocations, sweep.attempts_failed, sweep.failures_absorbed);
+}
+
+TestModelSpec Int8Spec() {
+  TestModelSpec spec;
+  spec.int8 = true;
+  return spec;
+}
+
+TEST_CASE("allocation failures: loading a model from memory" * doctest::skip(!testing::CanFailAllocations())) {
+  for (const bool int8 : {false, true}) {
+    TestModelSpec spec;
+    spec.int8 = int8;
+    const AlignedBytes bytes(testing::BuildTestModelFile(spec));
+    const Sweep sweep = SweepAllocationFailures([&] { return Model::FromBuffer(bytes.data(), bytes.size()).status(); });
+    Report(int8 ? "Model::FromBuffer (int8)" : "Model::FromBuffer (float32)", sweep);
+  }
+}
+
+TEST_CASE("allocation failures: loading a model file" * doctest::skip(!testing::CanFailAllocations())) {
+  const std::vector<uint8_t> file = testing::BuildTestModelFile(Int8Spec());
+  char path[] = "/tmp/edgemt-allocation-failure-XXXXXX";
+  const int fd = mkstemp(path);
+  REQUIRE(fd >= 0);
+  REQUIRE(write(fd, file.data(), file.size()) == static_cast<ssize_t>(file.size()));
+  close(fd);
+  const std::string name = path;
+  const Sweep sweep = SweepAllocationFailures([&] { return Model::Load(name).status(); });
+  unlink(path);
+  Report("Model::Load", sweep);
+}
+
+// The C API's statuses: EDGEMT_RESOURCE_EXHAUSTED.
+Status FromC(edgemt_status status) {
+  if (status == EDGEMT_OK) return Status::Ok();
+  return Status(status == EDGEMT_RESOURCE_EXHAUSTED ? StatusCode::kResourceExhausted : StatusCode::kInternal,
+                edgemt_last_error());
+}
+
+TEST_CASE("allocation failures: the C API" * doctest::skip(!testing::CanFailAllocations())) {
+  const AlignedBytes bytes(testing::BuildTestModelFile(Int8Spec()));
+  // The thread's error message exists once an error happened: not a leak.
+  edgemt_model* none = nullptr;
+  REQUIRE(edgemt_model_load_from_memory(nullptr, 0, &none) != EDGEMT_OK);
+  const Sweep sweep = SweepAllocationFailures([&]() -> Status {
+    edgemt_model* model = nullptr;
+    Status status = FromC(edgemt_model_load_from_memory(bytes.data(), bytes.size(), &model));
+    if (!status.ok()) return status;
+    edgemt_model_free(model);
+    return status;
+  });
+  Report("C API: edgemt_model_load_from_memory", sweep);
+}
+
+}  // namespace
+}  // namespace edgemt

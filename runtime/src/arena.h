@@ -2,11 +2,14 @@
 // Buffers added after BeginPhase() share memory with the buffers of other
 // phases (the encoder's scratch is dead once decoding starts), persistent
 // buffers added before the first phase never overlap anything.
+//
+// A plan runs twice: once to measure (slots are set to null), then, after
+// Bind(base), again to point every slot into the block. The layout keeps no
+// list of slots, so planning allocates nothing.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 namespace edgemt {
 
@@ -28,24 +31,24 @@ class ArenaLayout {
 
   size_t total_bytes() const { return total_; }
 
-  // Points every slot into `base` (kAlignment-aligned, total_bytes() long).
-  void Bind(uint8_t* base) const {
-    for (const Entry& entry : entries_) *entry.slot = base + entry.offset;
+  // The slots of the plan run next point into `base` (kAlignment-aligned,
+  // total_bytes() long); the plan must add the same buffers as the last run.
+  void Bind(uint8_t* base) {
+    base_ = base;
+    cursor_ = 0;
+    persistent_end_ = 0;
+    in_phase_ = false;
   }
+  bool bound() const { return base_ != nullptr; }
 
  private:
-  struct Entry {
-    void** slot;
-    size_t offset;
-  };
-
   void AddBytes(void** slot, size_t bytes) {
-    entries_.push_back({slot, cursor_});
+    *slot = base_ == nullptr ? nullptr : base_ + cursor_;
     cursor_ += (bytes + kAlignment - 1) / kAlignment * kAlignment;
     if (cursor_ > total_) total_ = cursor_;
   }
 
-  std::vector<Entry> entries_;
+  uint8_t* base_ = nullptr;
   size_t cursor_ = 0;
   size_t persistent_end_ = 0;
   size_t total_ = 0;

@@ -33,7 +33,7 @@ void ModelPacking::WriteCacheFile(const std::string& path, const std::string& ke
   }
 }
 
-Status ModelPacking::Pack(const std::vector<LinearOp*>& linears, const std::string& cache_dir,
+Status ModelPacking::Pack(const LinearOpList& linears, const std::string& cache_dir,
                           const std::function<Status(pthreadpool_t*)>& take_pool, Outcome* outcome) {
   std::string key, path;
   if (!cache_dir.empty()) {

@@ -15,11 +15,11 @@
 
 #include "edgemt/status.h"
 #include "model_bytes.h"
+#include "ops/linear.h"
 #include "packed_weights.h"
 
 namespace edgemt {
 
-class LinearOp;
 
 class ModelPacking {
  public:
@@ -43,7 +43,7 @@ class ModelPacking {
   // thread); it is asked once, after the cache file was read, so that the
   // pool can start meanwhile. Each layer's mapped weights go back to the OS
   // as soon as its packed copy exists.
-  Status Pack(const std::vector<LinearOp*>& linears, const std::string& cache_dir,
+  Status Pack(const LinearOpList& linears, const std::string& cache_dir,
               const std::function<Status(pthreadpool_t*)>& take_pool, Outcome* outcome);
 
  private:

@@ -54,6 +54,19 @@ struct LinearView {
   bool is_quantized() const { return is_int8() || is_int4(); }
 };
 
+// The layers one operator computes: one, or up to three fused side by side
+// (an attention's query, key and value).
+struct LinearParts {
+  static constexpr size_t kMax = 3;
+  LinearView items[kMax];
+  size_t count = 0;
+  size_t size() const { return count; }
+  bool empty() const { return count == 0; }
+  const LinearView& front() const { return items[0]; }
+  const LinearView* begin() const { return items; }
+  const LinearView* end() const { return items + count; }
+};
+
 struct LayerNormView {
   const float* gamma = nullptr;
   const float* beta = nullptr;

@@ -50,8 +50,10 @@ uint64_t Fingerprint64(const void* data, size_t size, uint64_t seed) {
 
 PackedWeights::PackedWeights(const void* model_base, size_t capacity)
     : model_base_(static_cast<const uint8_t*>(model_base)),
-      entries_(new (std::nothrow) Entry[capacity]),
-      capacity_(entries_ ? capacity : 0) {
+      entries_(new (std::nothrow) Entry[capacity]) {
+  // Without memory for its lists the store holds nothing: each translator
+  // then packs its own copy.
+  capacity_ = entries_ && owned_.Allocate(capacity) ? capacity : 0;
   provider_.context = this;
   provider_.look_up = LookUp;
   provider_.reserve_space = ReserveSpace;
@@ -62,10 +64,10 @@ PackedWeights::PackedWeights(const void* model_base, size_t capacity)
 }
 
 PackedWeights::~PackedWeights() {
-  for (void* buffer : owned_) std::free(buffer);
+  for (size_t i = 0; i < owned_count_; ++i) std::free(owned_[i]);
 }
 
-uint64_t PackedWeights::LayerId(const std::vector<LinearView>& parts, WeightType runs_in) const {
+uint64_t PackedWeights::LayerId(const LinearParts& parts, WeightType runs_in) const {
   uint64_t id = Mix(runs_in == WeightType::kInt8 ? 0x1A7 : runs_in == WeightType::kInt4 ? 0x1A4 : 0xF32);
   for (const LinearView& part : parts) {
     const uint8_t* weight = static_cast<const uint8_t*>(part.weight.data);
@@ -154,7 +156,7 @@ size_t PackedWeights::LookUpOrInsert(void* context, const xnn_weights_cache_look
     std::free(ptr);
     return found;
   }
-  store->owned_.push_back(ptr);
+  store->owned_[store->owned_count_++] = ptr;  // at most one per entry: within capacity_
   const size_t index = store->count_.load(std::memory_order_relaxed);
   store->entries_[index] = Entry{packing->layer_, key->seed, ptr, size};
   ++store->packed_here_;

@@ -45,7 +45,7 @@ class PackedWeights {
   // A layer's identity in this model and in any process that maps the same
   // file: where its parts' weights sit in the file, their shapes and types,
   // and the type the operator runs in.
-  uint64_t LayerId(const std::vector<LinearView>& parts, WeightType runs_in) const;
+  uint64_t LayerId(const LinearParts& parts, WeightType runs_in) const;
   bool Contains(uint64_t layer) const;
 
   // While alive, XNNPACK create calls on this thread pack (or find) `layer`.
@@ -98,12 +98,13 @@ class PackedWeights {
   // Fixed capacity, so that an entry never moves: XNNPACK resolves offsets
   // (entry indexes) to addresses when a translator runs, without the lock.
   std::unique_ptr<Entry[]> entries_;
-  size_t capacity_;
+  size_t capacity_ = 0;
   std::atomic<size_t> count_{0};
   size_t pending_ = 0;  // slots held by live Packing scopes
   size_t packed_here_ = 0;
   mutable std::mutex mutex_;
-  std::vector<void*> owned_;  // buffers XNNPACK packed into
+  FixedArray<void*> owned_;  // buffers XNNPACK packed into: owned_count_ of them
+  size_t owned_count_ = 0;
   std::shared_ptr<const void> mapping_;
 };
 

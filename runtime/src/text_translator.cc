@@ -228,7 +228,9 @@ Result<std::unique_ptr<TextTranslator>> TextTranslator::Create(std::shared_ptr<c
   impl->options.translator = impl->translator->options();
   impl->cache = MakeCache(options.cache_bytes);
   impl->document_cache = MakeCache(options.document_cache_bytes);
-  return std::unique_ptr<TextTranslator>(new (std::nothrow) TextTranslator(std::move(impl)));
+  std::unique_ptr<TextTranslator> made(new (std::nothrow) TextTranslator(std::move(impl)));
+  if (!made) return Status(StatusCode::kResourceExhausted, "out of memory");
+  return made;
 }
 
 namespace {

@@ -112,7 +112,9 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side si
       const auto unk = impl->piece_ids.find(model.target_piece(config.unk_id));
       if (unk != impl->piece_ids.end()) impl->unk_id = unk->second;
     }
-    return std::unique_ptr<Tokenizer>(new (std::nothrow) Tokenizer(std::move(impl)));
+    std::unique_ptr<Tokenizer> made(new (std::nothrow) Tokenizer(std::move(impl)));
+    if (!made) return Status(StatusCode::kResourceExhausted, "out of memory");
+    return made;
   }
   const PieceModel& pieces = *impl->pieces;
   if (pieces.size() != impl->vocab_size)
@@ -122,7 +124,9 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side si
     return Status(StatusCode::kInvalidModel, std::string("the ") + what + "'s </s> id " +
                                                  std::to_string(pieces.eos_id()) + " differs from the model's " +
                                                  std::to_string(config.eos_id));
-  return std::unique_ptr<Tokenizer>(new (std::nothrow) Tokenizer(std::move(impl)));
+  std::unique_ptr<Tokenizer> made(new (std::nothrow) Tokenizer(std::move(impl)));
+  if (!made) return Status(StatusCode::kResourceExhausted, "out of memory");
+  return made;
 }
 
 Status Tokenizer::Encode(std::string_view text, std::vector<int32_t>* ids) const {

@@ -88,6 +88,7 @@ struct Translator::Impl final : StepModel {
       owned_arena.reset(base);
     }
     layout.Bind(base);
+    workspace.Plan(model->config(), StateOf(*model).weights.is_int8, limits, &layout);
     options.arena = base;
     options.arena_size = bytes;
     return Status::Ok();
@@ -273,9 +274,12 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
     FillSinusoidalTable(config.position_encoding, std::max(impl->limits.source, impl->limits.target),
                         static_cast<size_t>(config.d_model), impl->workspace.positions);
   }
-  std::vector<LinearOp*> linears;
-  impl->encoder.Configure(state.weights, &linears);
-  impl->decoder.Configure(state.weights, impl->limits.target, &linears);
+  // Per encoder layer 4 operators, per decoder layer 7, and the output projection.
+  LinearOpList linears;
+  if (!linears.Allocate(4 * state.weights.encoder_layers.size() + 7 * state.weights.decoder_layers.size() + 1))
+    return Status(StatusCode::kResourceExhausted, "out of memory");
+  EDGEMT_RETURN_IF_ERROR(impl->encoder.Configure(state.weights, &linears));
+  EDGEMT_RETURN_IF_ERROR(impl->decoder.Configure(state.weights, impl->limits.target, &linears));
   if (impl->limits.shortlist > 0) EDGEMT_RETURN_IF_ERROR(impl->decoder.PrepareShortlist());
   Impl* self = impl.get();
   EDGEMT_RETURN_IF_ERROR(state.packing->Pack(linears, impl->options.packed_cache_dir, [&](pthreadpool_t* pool) {
@@ -284,7 +288,9 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
     if (self->pool == nullptr) return Status(StatusCode::kResourceExhausted, "cannot create the thread pool");
     return Status::Ok();
   }, &impl->packing));
-  return std::unique_ptr<Translator>(new (std::nothrow) Translator(std::move(impl)));
+  std::unique_ptr<Translator> made(new (std::nothrow) Translator(std::move(impl)));
+  if (!made) return Status(StatusCode::kResourceExhausted, "out of memory");
+  return made;
 }
 
 Status Translator::Translate(const TokenIds* sources, size_t count, TokenIds* outputs, const DecodeOptions& options) {

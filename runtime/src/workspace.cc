@@ -39,13 +39,15 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
   const size_t cache_rows = rows * limits.target;
 
   layout->Add(&memory, source_rows * d);
-  cross_kv.assign(layers, nullptr);
-  self_keys.assign(layers, nullptr);
-  self_values.assign(layers, nullptr);
+  layout->Add(&cross_kv, layers);
+  layout->Add(&self_keys, layers);
+  layout->Add(&self_values, layers);
+  // Measuring, the tables do not exist yet: their entries are measured in a scratch slot.
+  float* measured = nullptr;
   for (size_t i = 0; i < layers; ++i) {
-    layout->Add(&cross_kv[i], source_rows * 2 * d);
-    layout->Add(&self_keys[i], cache_rows * d);
-    layout->Add(&self_values[i], cache_rows * d);
+    layout->Add(layout->bound() ? &cross_kv[i] : &measured, source_rows * 2 * d);
+    layout->Add(layout->bound() ? &self_keys[i] : &measured, cache_rows * d);
+    layout->Add(layout->bound() ? &self_values[i] : &measured, cache_rows * d);
   }
   layout->Add(&key_mask, source_rows);
   if (config.position_encoding != PositionEncoding::kLearned)

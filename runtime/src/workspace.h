@@ -5,7 +5,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
 
 #include "arena.h"
 #include "decoding/alternatives.h"
@@ -45,9 +44,10 @@ struct StackBuffers {
 struct Workspace {
   // Persistent for a whole translation.
   float* memory = nullptr;            // [batch * source, d] encoder output
-  std::vector<float*> cross_kv;       // per decoder layer [batch * source, 2d]: keys, values
-  std::vector<float*> self_keys;      // per decoder layer [batch * beam, target, d]
-  std::vector<float*> self_values;
+  // Per decoder layer, tables in the arena too:
+  float** cross_kv = nullptr;         // [batch * source, 2d]: keys, values
+  float** self_keys = nullptr;        // [batch * beam, target, d]
+  float** self_values = nullptr;
   uint8_t* key_mask = nullptr;        // [batch * source] 1 = a real source token
   float* positions = nullptr;         // [max(source, target), d] sinusoidal table
   float* logits = nullptr;            // [batch * beam, target_vocab]

@@ -17,6 +17,7 @@ Status LogSumExp::Init(size_t vocab) {
   xnn_status status = xnn_create_softmax_nc_f32(0, &softmax_);
   // One row per call, single-threaded: a row is a few microseconds.
   if (status == xnn_status_success) status = xnn_reshape_softmax_nc_f32(softmax_, vocab, vocab, vocab, 1, nullptr);
+  if (status == xnn_status_out_of_memory) return Status(StatusCode::kResourceExhausted, "out of memory");
   if (status != xnn_status_success)
     return Status(StatusCode::kInternal, "XNNPACK refused the softmax (status " + std::to_string(status) + ")");
   vocab_ = vocab;

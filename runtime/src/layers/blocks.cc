@@ -5,26 +5,26 @@
 
 namespace edgemt {
 
-void SelfAttentionOps::Configure(const AttentionView& view, const char* name, std::vector<LinearOp*>* to_pack) {
+bool SelfAttentionOps::Configure(const AttentionView& view, const char* name, LinearOpList* to_pack) {
   query_key_value.Configure({view.query, view.key, view.value}, name);
   output.Configure(view.output, false, name);
-  to_pack->insert(to_pack->end(), {&query_key_value, &output});
+  return to_pack->push_back(&query_key_value) && to_pack->push_back(&output);
 }
 
-void CrossAttentionOps::Configure(const AttentionView& view, const char* name, std::vector<LinearOp*>* to_pack) {
+bool CrossAttentionOps::Configure(const AttentionView& view, const char* name, LinearOpList* to_pack) {
   query.Configure(view.query, false, name);
   key_value.Configure({view.key, view.value}, name);
   output.Configure(view.output, false, name);
-  to_pack->insert(to_pack->end(), {&query, &key_value, &output});
+  return to_pack->push_back(&query) && to_pack->push_back(&key_value) && to_pack->push_back(&output);
 }
 
-void FeedForwardOps::Configure(const FeedForwardView& view, Activation activation, const char* name,
-                               std::vector<LinearOp*>* to_pack) {
+bool FeedForwardOps::Configure(const FeedForwardView& view, Activation activation, const char* name,
+                               LinearOpList* to_pack) {
   activation_ = activation;
   // ReLU is a clamp the GEMM does for free.
   up_.Configure(view.up, activation == Activation::kReLU, name);
   down_.Configure(view.down, false, name);
-  to_pack->insert(to_pack->end(), {&up_, &down_});
+  return to_pack->push_back(&up_) && to_pack->push_back(&down_);
 }
 
 Status FeedForwardOps::Run(const float* in, size_t rows, float* out, const StackBuffers& buffers,

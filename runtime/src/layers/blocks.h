@@ -4,7 +4,6 @@
 
 #include <pthreadpool.h>
 
-#include <vector>
 
 #include "edgemt/status.h"
 #include "edgemt/types.h"
@@ -26,21 +25,20 @@ inline LinearScratch ScratchOf(const StackBuffers& buffers) { return {buffers.in
 // the output projection.
 struct SelfAttentionOps {
   LinearOp query_key_value, output;
-  // Configures the layers and adds them to `to_pack`.
-  void Configure(const AttentionView& view, const char* name, std::vector<LinearOp*>* to_pack);
+  // Configures the layers and adds them to `to_pack` (false: it is full).
+  bool Configure(const AttentionView& view, const char* name, LinearOpList* to_pack);
 };
 
 // Cross-attention: the query from the decoder; key and value in one product
 // ([rows, 2d]) of the encoder output, once per source.
 struct CrossAttentionOps {
   LinearOp query, key_value, output;
-  void Configure(const AttentionView& view, const char* name, std::vector<LinearOp*>* to_pack);
+  bool Configure(const AttentionView& view, const char* name, LinearOpList* to_pack);
 };
 
 class FeedForwardOps {
  public:
-  void Configure(const FeedForwardView& view, Activation activation, const char* name,
-                 std::vector<LinearOp*>* to_pack);
+  bool Configure(const FeedForwardView& view, Activation activation, const char* name, LinearOpList* to_pack);
   // out = down(activation(up(in))); uses buffers.hidden.
   Status Run(const float* in, size_t rows, float* out, const StackBuffers& buffers, const RunContext& context) const;
 

@@ -12,33 +12,37 @@
 
 namespace edgemt {
 
-void Decoder::Configure(const ModelWeights& weights, size_t cache_length, std::vector<LinearOp*>* to_pack) {
+Status Decoder::Configure(const ModelWeights& weights, size_t cache_length, LinearOpList* to_pack) {
   weights_ = &weights;
   cache_length_ = cache_length;
   const size_t first = to_pack->size();
-  layers_.resize(weights.decoder_layers.size());
+  const size_t count = weights.decoder_layers.size();
+  if (!layers_.Allocate(count) || !cross_linears_.Allocate(count) || !step_linears_.Allocate(6 * count + 1))
+    return Status(StatusCode::kResourceExhausted, "out of memory");
+  auto full = [] { return Status(StatusCode::kInternal, "the list of layers to pack is too short"); };
   for (size_t i = 0; i < layers_.size(); ++i) {
     const DecoderLayerView& view = weights.decoder_layers[i];
     Layer& layer = layers_[i];
-    layer.self_attention.Configure(view.self_attention, "decoder self-attention", to_pack);
-    layer.cross_attention.Configure(view.cross_attention, "decoder cross-attention", to_pack);
-    layer.feed_forward.Configure(view.feed_forward, weights.config.activation, "decoder feed-forward", to_pack);
+    if (!layer.self_attention.Configure(view.self_attention, "decoder self-attention", to_pack) ||
+        !layer.cross_attention.Configure(view.cross_attention, "decoder cross-attention", to_pack) ||
+        !layer.feed_forward.Configure(view.feed_forward, weights.config.activation, "decoder feed-forward", to_pack))
+      return full();
     layer.self_attention_norm = view.self_attention_norm;
     layer.cross_attention_norm = view.cross_attention_norm;
     layer.feed_forward_norm = view.feed_forward_norm;
   }
   output_projection_.Configure(weights.output_projection, false, "output projection");
   shortlisted_projection_.Configure(weights.output_projection);
-  to_pack->push_back(&output_projection_);
+  if (!to_pack->push_back(&output_projection_)) return full();
   // The cross-attention keys and values run once per source; every other
   // layer runs in each step.
-  cross_linears_.clear();
-  for (const Layer& layer : layers_)
-    cross_linears_.push_back(&layer.cross_attention.key_value);
-  step_linears_.clear();
-  for (auto it = to_pack->begin() + static_cast<std::ptrdiff_t>(first); it != to_pack->end(); ++it) {
-    if (std::find(cross_linears_.begin(), cross_linears_.end(), *it) == cross_linears_.end()) step_linears_.push_back(*it);
+  for (const Layer& layer : layers_) cross_linears_.push_back(&layer.cross_attention.key_value);
+  for (size_t i = first; i < to_pack->size(); ++i) {
+    const LinearOp* linear = (*to_pack)[i];
+    if (std::find(cross_linears_.begin(), cross_linears_.end(), linear) == cross_linears_.end())
+      step_linears_.push_back(linear);
   }
+  return Status::Ok();
 }
 
 Status Decoder::PrepareShortlist() { return shortlisted_projection_.Create(); }
@@ -200,7 +204,7 @@ void Decoder::ReorderCache(size_t first, const int32_t* parents, size_t live, si
   const size_t d = static_cast<size_t>(weights_->config.d_model);
   const size_t row_floats = cache_length_ * d;  // a hypothesis's cache row
   const size_t used = positions * d;
-  for (size_t l = 0; l < workspace.self_keys.size(); ++l) {
+  for (size_t l = 0; l < layers_.size(); ++l) {
     for (float* cache : {workspace.self_keys[l], workspace.self_values[l]}) {
       float* rows = cache + first * row_floats;
       for (size_t r = 0; r < live; ++r)

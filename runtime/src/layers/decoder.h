@@ -25,7 +25,7 @@ class Decoder {
  public:
   // `cache_length` is the number of steps the self-attention cache holds.
   // Adds the linear layers to `to_pack`, as Encoder::Configure.
-  void Configure(const ModelWeights& weights, size_t cache_length, std::vector<LinearOp*>* to_pack);
+  Status Configure(const ModelWeights& weights, size_t cache_length, LinearOpList* to_pack);
 
   // Projects workspace.memory ([count * source_length, d]) to every layer's
   // cross-attention keys and values. Uses the encoder's scratch buffers.
@@ -79,11 +79,11 @@ class Decoder {
 
   const ModelWeights* weights_ = nullptr;
   size_t cache_length_ = 0;
-  std::vector<Layer> layers_;
+  FixedArray<Layer> layers_;
   LinearOp output_projection_;
   ShortlistedProjection shortlisted_projection_;  // the same weights, over a shortlist's rows
-  std::vector<const LinearOp*> cross_linears_;  // the cross-attention keys and values (fused)
-  std::vector<const LinearOp*> step_linears_;   // the others
+  ConstLinearOpList cross_linears_;  // the cross-attention keys and values (fused)
+  ConstLinearOpList step_linears_;   // the others
 };
 
 }  // namespace edgemt

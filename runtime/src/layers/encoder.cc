@@ -11,18 +11,21 @@
 
 namespace edgemt {
 
-void Encoder::Configure(const ModelWeights& weights, std::vector<LinearOp*>* to_pack) {
+Status Encoder::Configure(const ModelWeights& weights, LinearOpList* to_pack) {
   weights_ = &weights;
   const size_t first = to_pack->size();
-  layers_.resize(weights.encoder_layers.size());
+  if (!layers_.Allocate(weights.encoder_layers.size()) || !linears_.Allocate(4 * weights.encoder_layers.size()))
+    return Status(StatusCode::kResourceExhausted, "out of memory");
   for (size_t i = 0; i < layers_.size(); ++i) {
     const EncoderLayerView& view = weights.encoder_layers[i];
-    layers_[i].self_attention.Configure(view.self_attention, "encoder self-attention", to_pack);
-    layers_[i].feed_forward.Configure(view.feed_forward, weights.config.activation, "encoder feed-forward", to_pack);
+    if (!layers_[i].self_attention.Configure(view.self_attention, "encoder self-attention", to_pack) ||
+        !layers_[i].feed_forward.Configure(view.feed_forward, weights.config.activation, "encoder feed-forward", to_pack))
+      return Status(StatusCode::kInternal, "the list of layers to pack is too short");
     layers_[i].self_attention_norm = view.self_attention_norm;
     layers_[i].feed_forward_norm = view.feed_forward_norm;
   }
-  linears_.assign(to_pack->begin() + static_cast<std::ptrdiff_t>(first), to_pack->end());
+  for (size_t i = first; i < to_pack->size(); ++i) linears_.push_back((*to_pack)[i]);
+  return Status::Ok();
 }
 
 Status Encoder::Run(const TokenIds* sources, size_t count, size_t length, Workspace& workspace,

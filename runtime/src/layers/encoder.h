@@ -13,7 +13,7 @@ class Encoder {
  public:
   // Configures the layers and adds the linear ones to `to_pack`, which the
   // caller packs (PackLinears) before the first Run.
-  void Configure(const ModelWeights& weights, std::vector<LinearOp*>* to_pack);
+  Status Configure(const ModelWeights& weights, LinearOpList* to_pack);
   // Whether Run over `rows` rows (count x length) uses the thread pool.
   bool RunsInParallel(size_t rows) const { return AnyRunsInParallel(linears_, rows); }
 
@@ -30,8 +30,8 @@ class Encoder {
     LayerNormView feed_forward_norm;
   };
   const ModelWeights* weights_ = nullptr;
-  std::vector<Layer> layers_;
-  std::vector<const LinearOp*> linears_;
+  FixedArray<Layer> layers_;
+  ConstLinearOpList linears_;
 };
 
 }  // namespace edgemt

@@ -1,7 +1,6 @@
 #include "ops/embedding.h"
 
 #include <cmath>
-#include <vector>
 
 #include "ops/dequantize.h"
 
@@ -16,14 +15,12 @@ void FillSinusoidalTable(PositionEncoding layout, size_t num_positions, size_t d
   const float exponent_step = opennmt ? -(std::log(10000.0f) / static_cast<float>(half - 1))
                                       : static_cast<float>(-std::log(10000.0) / static_cast<double>(d));
   const size_t first_position = opennmt ? 1 : 0;
-  // The frequencies once (the same floats as per element: loading is timed).
-  std::vector<float> frequencies(half);
-  for (size_t i = 0; i < half; ++i)
-    frequencies[i] = std::exp(static_cast<float>(opennmt ? i : 2 * i) * exponent_step);
-  for (size_t p = 0; p < num_positions; ++p) {
-    float* row = table + p * d;
-    for (size_t i = 0; i < half; ++i) {
-      const float angle = static_cast<float>(p + first_position) * frequencies[i];
+  // Each frequency once (the same floats as per element: loading is timed).
+  for (size_t i = 0; i < half; ++i) {
+    const float frequency = std::exp(static_cast<float>(opennmt ? i : 2 * i) * exponent_step);
+    for (size_t p = 0; p < num_positions; ++p) {
+      float* row = table + p * d;
+      const float angle = static_cast<float>(p + first_position) * frequency;
       if (layout == PositionEncoding::kSinusoidalInterleaved) {
         row[2 * i] = std::sin(angle);
         row[2 * i + 1] = std::cos(angle);

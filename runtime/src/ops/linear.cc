@@ -52,7 +52,10 @@ void LinearOp::Configure(const LinearView& view, bool fuse_relu, const char* nam
 }
 
 void LinearOp::Configure(std::initializer_list<LinearView> parts, const char* name) {
-  parts_.assign(parts.begin(), parts.end());
+  parts_.count = 0;
+  for (const LinearView& part : parts) {
+    if (parts_.count < LinearParts::kMax) parts_.items[parts_.count++] = part;
+  }
   name_ = name;
   fuse_relu_ = false;
   in_features_ = parts_.empty() ? 0 : parts_.front().weight.cols;
@@ -80,15 +83,15 @@ namespace {
 // The fused layers' weights, scales and biases stacked along the output
 // dimension, in the element type the operator runs in.
 struct StackedWeights {
-  std::vector<float> f32;
-  std::vector<int8_t> i8;
-  std::vector<uint8_t> nibbles;
-  std::vector<float> scales;
-  std::vector<uint16_t> block_scales;
-  std::vector<float> bias;  // empty: no part has a bias
+  FixedArray<float> f32;
+  FixedArray<int8_t> i8;
+  FixedArray<uint8_t> nibbles;
+  FixedArray<float> scales;
+  FixedArray<uint16_t> block_scales;
+  FixedArray<float> bias;  // empty: no part has a bias
 };
 
-bool Stack(const std::vector<LinearView>& parts, WeightType kind, int in, StackedWeights* out) {
+Status Stack(const LinearParts& parts, WeightType kind, int in, const char* name, StackedWeights* out) {
   const size_t cols = static_cast<size_t>(in);
   bool any_bias = false;
   size_t rows = 0;
@@ -98,18 +101,20 @@ bool Stack(const std::vector<LinearView>& parts, WeightType kind, int in, Stacke
   }
   // Bounded by the file's size: the reader checked every shape against it.
   const size_t elements = rows * cols;
-  if (elements / cols != rows) return false;
+  if (elements / cols != rows)
+    return Status(StatusCode::kInvalidModel, std::string(name) + ": the fused layers are too large");
+  bool allocated = true;
   if (kind == WeightType::kInt8) {
-    out->i8.resize(elements + kPackingReadSlack);
-    out->scales.resize(rows);
+    allocated = out->i8.Allocate(elements + kPackingReadSlack) && out->scales.Allocate(rows);
   } else if (kind == WeightType::kInt4) {
     // Every part has the operator's block size (Configure), and cols is a multiple of it.
-    out->nibbles.resize(elements / 2 + kPackingReadSlack);
-    out->block_scales.resize(rows * (cols / static_cast<size_t>(parts.front().weight.block_size)));
+    allocated = out->nibbles.Allocate(elements / 2 + kPackingReadSlack) &&
+                out->block_scales.Allocate(rows * (cols / static_cast<size_t>(parts.front().weight.block_size)));
   } else {
-    out->f32.resize(elements + kPackingReadSlack / sizeof(float));
+    allocated = out->f32.Allocate(elements + kPackingReadSlack / sizeof(float));
   }
-  if (any_bias) out->bias.assign(rows, 0.0f);
+  if (any_bias) allocated = allocated && out->bias.Allocate(rows);  // zeros
+  if (!allocated) return Status(StatusCode::kResourceExhausted, std::string(name) + ": out of memory stacking fused layers");
   size_t row = 0;
   size_t block_scale = 0;
   for (const LinearView& part : parts) {
@@ -131,7 +136,7 @@ bool Stack(const std::vector<LinearView>& parts, WeightType kind, int in, Stacke
     if (part.bias != nullptr) std::memcpy(out->bias.data() + row, part.bias, part_rows * sizeof(float));
     row += part_rows;
   }
-  return true;
+  return Status::Ok();
 }
 
 }  // namespace
@@ -182,8 +187,7 @@ Status LinearOp::Pack(PackedWeights* store) {
     const uint16_t* block_scales = first.weight.block_scales;
     const float* bias = first.bias;
     if (parts_.size() > 1) {
-      if (!Stack(parts_, kind_, in_features_, &stacked))
-        return Status(StatusCode::kInvalidModel, std::string(name_) + ": the fused layers are too large");
+      EDGEMT_RETURN_IF_ERROR(Stack(parts_, kind_, in_features_, name_, &stacked));
       weight = kind_ == WeightType::kInt8   ? static_cast<const void*>(stacked.i8.data())
                : kind_ == WeightType::kInt4 ? static_cast<const void*>(stacked.nibbles.data())
                                             : static_cast<const void*>(stacked.f32.data());
@@ -209,9 +213,9 @@ namespace {
 // tasks and the tasks before its return. The two atomics say so in our own
 // code, where ThreadSanitizer sees it (pthreadpool is not instrumented).
 struct PackJob {
-  const std::vector<LinearOp*>* linears;
-  const std::vector<size_t>* order;
-  std::vector<Status>* results;
+  const LinearOpList* linears;
+  const FixedArray<size_t>* order;
+  FixedArray<Status>* results;
   const std::function<void(const LinearOp&)>* after_pack;
   PackedWeights* store;
   std::atomic<bool> published{false};
@@ -230,7 +234,7 @@ void PackOne(void* context, size_t i) {
 
 }  // namespace
 
-Status PackLinears(const std::vector<LinearOp*>& linears, PackedWeights* store, pthreadpool_t pool,
+Status PackLinears(const LinearOpList& linears, PackedWeights* store, pthreadpool_t pool,
                    const std::function<void(const LinearOp&)>& after_pack) {
   if (pool == nullptr) {
     for (LinearOp* linear : linears) {
@@ -240,12 +244,14 @@ Status PackLinears(const std::vector<LinearOp*>& linears, PackedWeights* store, 
     return Status::Ok();
   }
   // Largest first, so that the threads finish together.
-  std::vector<size_t> order(linears.size());
+  FixedArray<size_t> order;
+  FixedArray<Status> results;
+  if (!order.Allocate(linears.size()) || !results.Allocate(linears.size()))
+    return Status(StatusCode::kResourceExhausted, "out of memory");
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return linears[a]->weight_bytes() > linears[b]->weight_bytes();
   });
-  std::vector<Status> results(linears.size());
   PackJob job;
   job.linears = &linears;
   job.order = &order;
@@ -264,7 +270,7 @@ bool LinearOp::RunsInParallel(size_t rows) const {
   return rows * static_cast<size_t>(in_features_) * static_cast<size_t>(out_features_) >= kMinParallelMacs;
 }
 
-bool AnyRunsInParallel(const std::vector<const LinearOp*>& linears, size_t rows) {
+bool AnyRunsInParallel(const ConstLinearOpList& linears, size_t rows) {
   for (const LinearOp* linear : linears) {
     if (linear->RunsInParallel(rows)) return true;
   }

@@ -18,10 +18,10 @@
 #include <cstdint>
 #include <functional>
 #include <initializer_list>
-#include <vector>
 
 #include "edgemt/status.h"
 #include "edgemt/types.h"
+#include "fixed_array.h"
 #include "model_weights.h"
 #include "ops/quantization_params.h"
 #include "packed_weights.h"
@@ -71,7 +71,7 @@ class LinearOp {
   // Whether the GEMM clamps its output at zero.
   bool fuses_relu() const { return fuse_relu_; }
   // The layers this operator computes (one unless fused).
-  const std::vector<LinearView>& parts() const { return parts_; }
+  const LinearParts& parts() const { return parts_; }
   // Bytes of weights it reads from the model file.
   size_t weight_bytes() const;
 
@@ -89,7 +89,7 @@ class LinearOp {
   xnn_operator_t quantize_op_ = nullptr;  // int8, int4: float input rows to qd8
   mutable size_t reshaped_rows_ = 0;      // 0: not reshaped yet
   mutable pthreadpool_t reshaped_threads_ = nullptr;
-  std::vector<LinearView> parts_;
+  LinearParts parts_;
   const char* name_ = "";
   bool fuse_relu_ = false;
   int in_features_ = 0;
@@ -98,13 +98,17 @@ class LinearOp {
   WeightType kind_ = WeightType::kFloat32;
 };
 
+// A translator's operators, in order (lists sized once: see fixed_array.h).
+using LinearOpList = BoundedList<LinearOp*>;
+using ConstLinearOpList = BoundedList<const LinearOp*>;
+
 // Whether any of `linears` run over `rows` rows uses the pool.
-bool AnyRunsInParallel(const std::vector<const LinearOp*>& linears, size_t rows);
+bool AnyRunsInParallel(const ConstLinearOpList& linears, size_t rows);
 
 // Packs every layer into `store`, on the pool's threads when there is one, and calls
 // `after_pack` for each layer as soon as it is packed (on that thread).
 // Returns the first failure in list order.
-Status PackLinears(const std::vector<LinearOp*>& linears, PackedWeights* store, pthreadpool_t pool,
+Status PackLinears(const LinearOpList& linears, PackedWeights* store, pthreadpool_t pool,
                    const std::function<void(const LinearOp&)>& after_pack);
 
 // Work (multiply-adds) below which a GEMM runs on the calling thread alone.

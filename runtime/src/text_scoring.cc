@@ -47,7 +47,7 @@ Status TextTranslator::ScoreTexts(const std::string* sources, const std::string*
                                   std::vector<TextResult>* results) {
   std::lock_guard<std::mutex> lock(impl_->busy);
   results->assign(count, TextResult());
-  Status status = impl_->tokenizer_status;
+  Status status = impl_->tokenizer_status();
   if (status.ok() && (sources == nullptr || targets == nullptr) && count > 0)
     status = Status(StatusCode::kInvalidArgument, "sources or targets is null");
   if (!status.ok()) return FailAll(status, results);

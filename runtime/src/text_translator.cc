@@ -48,9 +48,11 @@ void JoinParts(const std::vector<TextResult>& results, size_t first, size_t coun
   }
 }
 
-// A cache of `bytes` (null for 0).
-std::unique_ptr<TranslationCache> MakeCache(size_t bytes) {
-  return bytes > 0 ? std::unique_ptr<TranslationCache>(new TranslationCache(bytes)) : nullptr;
+// A cache of `bytes` in *cache (none for 0); false when memory runs out.
+bool MakeCache(size_t bytes, std::unique_ptr<TranslationCache>* cache) {
+  if (bytes == 0) return true;
+  cache->reset(new (std::nothrow) TranslationCache(bytes));
+  return *cache != nullptr;
 }
 
 }  // namespace
@@ -226,8 +228,8 @@ Result<std::unique_ptr<TextTranslator>> TextTranslator::Create(std::shared_ptr<c
   if (!translator.ok()) return translator.status();
   impl->translator = std::move(translator.value());
   impl->options.translator = impl->translator->options();
-  impl->cache = MakeCache(options.cache_bytes);
-  impl->document_cache = MakeCache(options.document_cache_bytes);
+  if (!MakeCache(options.cache_bytes, &impl->cache) || !MakeCache(options.document_cache_bytes, &impl->document_cache))
+    return Status(StatusCode::kResourceExhausted, "out of memory");
   std::unique_ptr<TextTranslator> made(new (std::nothrow) TextTranslator(std::move(impl)));
   if (!made) return Status(StatusCode::kResourceExhausted, "out of memory");
   return made;
@@ -257,7 +259,7 @@ Status TextTranslator::TranslateTextsCached(const std::string* texts, size_t cou
   std::lock_guard<std::mutex> lock(impl_->busy);
   results->assign(count, TextResult());
   Status status = CheckCall(*impl_->translator, decode);
-  if (status.ok()) status = impl_->tokenizer_status;
+  if (status.ok()) status = impl_->tokenizer_status();
   if (status.ok() && texts == nullptr && count > 0) status = Status(StatusCode::kInvalidArgument, "texts is null");
   if (!status.ok()) return FailAll(status, results);
   const LongInput long_input = impl_->options.long_input;
@@ -321,7 +323,7 @@ Status TextTranslator::TranslateStreaming(const std::string& text, const DecodeO
     status = Status(StatusCode::kInvalidArgument, "streaming gives one hypothesis (num_hypotheses 1)");
   if (status.ok() && decode.on_token != nullptr)
     status = Status(StatusCode::kInvalidArgument, "streaming sets on_token itself");
-  if (status.ok()) status = impl_->tokenizer_status;
+  if (status.ok()) status = impl_->tokenizer_status();
   if (status.ok() && !on_piece) status = Status(StatusCode::kInvalidArgument, "on_piece is empty");
   if (!status.ok()) {
     result->status = status;
@@ -355,7 +357,7 @@ Translator* TextTranslator::translator() { return impl_->translator->current(); 
 size_t TextTranslator::arena_bytes() const { return impl_->translator->arena_bytes(); }
 const TextTranslatorOptions& TextTranslator::options() const { return impl_->options; }
 bool TextTranslator::has_tokenizer() const { return impl_->has_tokenizer(); }
-const Status& TextTranslator::tokenizer_status() const { return impl_->tokenizer_status; }
+const Status& TextTranslator::tokenizer_status() const { return impl_->tokenizer_status(); }
 
 TranslationCache* TextTranslator::document_cache() const { return impl_->document_cache.get(); }
 

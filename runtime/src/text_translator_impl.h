@@ -48,9 +48,16 @@ struct TextTranslator::Impl {
   std::unique_ptr<PlannedTranslator> translator;
   std::unique_ptr<Tokenizer> source_tokenizer;  // both or neither
   std::unique_ptr<Tokenizer> target_tokenizer;
-  // Ok with tokenizers; else why texts cannot be translated (the model has
-  // none, or the build has no SentencePiece).
-  Status tokenizer_status;
+  // Null with tokenizers; else why texts cannot be translated: the model has
+  // none (kNoTokenizer, made when the library loads, so that creating a
+  // translator for ids allocates no message), or the build has no
+  // SentencePiece (unsupported_tokenizer).
+  const Status* tokenizer_problem = nullptr;
+  Status unsupported_tokenizer;
+  static inline const Status kNoTokenizer{StatusCode::kNotFound,
+                                          "the model has no tokenizer: translate token ids instead"};
+  static inline const Status kNoProblem{};
+  const Status& tokenizer_status() const { return tokenizer_problem != nullptr ? *tokenizer_problem : kNoProblem; }
   // One call at a time: the translator's arena serves one call.
   std::mutex busy;
   std::unique_ptr<TranslationCache> cache;           // options.cache_bytes
@@ -60,15 +67,15 @@ struct TextTranslator::Impl {
 
   // A model without a tokenizer still translates ids; a broken one is an error.
   Status CreateTokenizers() {
+    if (model->source_tokenizer().empty() && !model->has_vocabularies()) {
+      tokenizer_problem = &kNoTokenizer;
+      return Status::Ok();
+    }
     auto source = Tokenizer::Create(*model, Tokenizer::Side::kSource);
     if (!source.ok()) {
-      const StatusCode code = source.status().code();
-      if (code == StatusCode::kNotFound)
-        tokenizer_status = Status(code, "the model has no tokenizer: translate token ids instead");
-      else if (code == StatusCode::kUnsupported)
-        tokenizer_status = source.status();
-      else
-        return source.status();
+      if (source.status().code() != StatusCode::kUnsupported) return source.status();
+      unsupported_tokenizer = source.status();
+      tokenizer_problem = &unsupported_tokenizer;
       return Status::Ok();
     }
     auto target = Tokenizer::Create(*model, Tokenizer::Side::kTarget, source.value().get());

@@ -1,7 +1,7 @@
 // Statuses become Python exceptions here, at the module's boundary (the
 // only place C++ exceptions are used: pybind11 turns them into Python's):
 // ValueError for bad arguments, OSError for what cannot be found or read,
-// RuntimeError for the rest. The message is the runtime's.
+// MemoryError when memory ran out, RuntimeError for the rest. The message is the runtime's.
 #pragma once
 
 #include <pybind11/pybind11.h>
@@ -23,7 +23,10 @@ namespace edgemt_python {
       // pybind11 2.10 has no OSError type to throw: set it and hand it on.
       PyErr_SetString(PyExc_OSError, message.c_str());
       throw pybind11::error_already_set();
-    default:  // kInvalidModel, kUnsupported, kResourceExhausted, kInternal
+    case edgemt::StatusCode::kResourceExhausted:
+      PyErr_SetString(PyExc_MemoryError, message.c_str());
+      throw pybind11::error_already_set();
+    default:  // kInvalidModel, kUnsupported, kInternal
       throw std::runtime_error(message);
   }
 }

@@ -23,7 +23,7 @@ class PieceModel {
   virtual Status EncodePieces(std::string_view text, std::vector<std::string>* pieces) const = 0;
   virtual Status DecodeIds(const int32_t* ids, size_t count, std::string* text) const = 0;
   virtual Status DecodePieces(const std::vector<std::string>& pieces, std::string* text) const = 0;
-  virtual std::string PieceOf(int32_t id) const = 0;  // id < size()
+  virtual std::string_view PieceOf(int32_t id) const = 0;  // id < size(); lives as long as the model
 };
 
 // A serialized SentencePiece model; kUnsupported in a build without SentencePiece.

@@ -92,7 +92,10 @@ Result<std::unique_ptr<Tokenizer>> Tokenizer::Create(const Model& model, Side si
     } else {
       auto loaded = LoadPieceModel(bytes);
       if (!loaded.ok()) {
-        if (loaded.status().code() == StatusCode::kUnsupported) return loaded.status();
+        const StatusCode code = loaded.status().code();
+        if (code == StatusCode::kUnsupported) return loaded.status();
+        if (code == StatusCode::kResourceExhausted)
+          return Status(code, std::string("the ") + what + ": " + loaded.status().message());
         return Status(StatusCode::kInvalidModel, std::string("the ") + what + " " + loaded.status().message());
       }
       impl->pieces = std::move(loaded.value());
@@ -193,12 +196,12 @@ Status Tokenizer::WordStarts(const int32_t* ids, size_t count, std::vector<uint8
   if (impl_->pieces == nullptr) return Status::Ok();  // space-separated tokens: each is a word
   static constexpr std::string_view kWordMark = "\xE2\x96\x81";  // U+2581
   for (size_t i = 1; i < count; ++i) {
-    std::string piece;
+    std::string_view piece;
     if (impl_->model == nullptr)
       piece = impl_->pieces->PieceOf(ids[i]);
     else
       piece = impl_->side == Side::kSource ? impl_->model->source_piece(ids[i]) : impl_->model->target_piece(ids[i]);
-    (*starts)[i] = std::string_view(piece).substr(0, kWordMark.size()) == kWordMark ? 1 : 0;
+    (*starts)[i] = piece.substr(0, kWordMark.size()) == kWordMark ? 1 : 0;
   }
   return Status::Ok();
 }

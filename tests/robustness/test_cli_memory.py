@@ -2,6 +2,8 @@
 the Multi30k example translates a short line under `ulimit -v` 64 MB on x86-64, where the plan made at the
 limits (16 sentences of 256 positions: a 105 MB arena) could not start; --memory says what was planned, and
 the plan grows with the batch and the longest line, never past the limits, with the same translations.
+Under every address-space limit from 16 to 48 MB the CLI either translates or says memory ran out: it never
+crashes, and it writes one output line per input line whenever it starts.
 Run by CTest natively without sanitizers (ASan reserves terabytes of address space)."""
 import os
 import platform
@@ -83,6 +85,38 @@ class CliMemory(unittest.TestCase):
         # The same translations as one by one (each plan's arithmetic is the limits').
         singles = "".join(translate([line]).stdout for line in lines[:16])
         self.assertEqual(sixteen.stdout, singles)
+
+    def test_every_limit_gives_translations_or_a_clear_error(self):
+        if platform.machine() != "x86_64":
+            raise unittest.SkipTest("the limits swept are x86-64's")
+        lines = LINES
+        options = ("--beam-size", "4")
+        expected = translate(lines, *options).stdout.splitlines()
+        self.assertEqual(len(expected), len(lines))
+        outcomes = set()
+        for megabytes in range(16, 49):
+            result = translate(lines, *options, limit_kb=megabytes * 1024)
+            where = f"under {megabytes} MB: exit {result.returncode}\n{result.stderr[-2000:]}"
+            self.assertIn(result.returncode, (0, 1), where)  # not a signal, not abort()'s 134
+            self.assertNotIn("terminate called", result.stderr, where)
+            if result.returncode == 1:  # it could not start: it says why
+                self.assertEqual(result.stdout, "", where)
+                self.assertIn("resource exhausted", result.stderr, where)
+                outcomes.add("refused")
+                continue
+            got = result.stdout.splitlines()
+            self.assertEqual(len(got), len(lines), where)
+            for index, (line, want) in enumerate(zip(got, expected)):
+                if line != want:  # a line memory ran out for: empty, and said so
+                    self.assertEqual(line, "", where)
+                    self.assertRegex(result.stderr, rf"line {index + 1}: .*(cannot allocate|out of memory)", where)
+                    outcomes.add("lines refused")
+                else:
+                    outcomes.add("translated")
+        # The sweep crosses from refusing to start to translating.
+        # The sweep crosses from refusing to start, to refusing lines (the plan for their batch cannot be
+        # allocated, nor for each line alone), to translating them.
+        self.assertEqual(outcomes, {"refused", "lines refused", "translated"})
 
 
 if __name__ == "__main__":

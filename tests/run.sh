@@ -120,7 +120,7 @@ for config in "${configs[@]}"; do
       asan_cxx="${EDGEMT_ASAN_CXX:-clang++-14}"
       asan_cc="${asan_cxx/clang++/clang}"
       asan_cc="${asan_cc/g++/gcc}"
-      run_config asan build-asan slow -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDGEMT_SANITIZE=ON \
+      run_config asan build-asan slow -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDGEMT_SANITIZE=ON -DEDGEMT_PYTHON=ON \
         -DCMAKE_CXX_COMPILER="$asan_cxx" -DCMAKE_C_COMPILER="$asan_cc" ;;
     arm64) run_config arm64 build-arm64 "slow|host" -DCMAKE_BUILD_TYPE=Release \
              --toolchain "$root/toolchains/aarch64-linux-gnu.cmake" ;;

@@ -10,8 +10,14 @@ methods of that name, --exclude drops them; a NAME that matches no test is an
 error, so a renamed test cannot drop out of the suite unnoticed.
 """
 import argparse
+import os
 import sys
 import unittest
+
+# Under ASan (python/CMakeLists.txt) the sanitizer runtime is preloaded into
+# this interpreter for the module; the programs the tests start are
+# instrumented themselves and must not get a second copy.
+os.environ.pop("LD_PRELOAD", None)
 
 SKIPPED = 77
 

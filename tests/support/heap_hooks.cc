@@ -28,15 +28,6 @@ std::atomic<long> live_blocks{0};
 inline void Note() {
   if (counting.load(std::memory_order_relaxed)) allocations.fetch_add(1, std::memory_order_relaxed);
 }
-// Whether this allocation is the one to fail.
-inline bool FailThis() {
-  if (failing_in.load(std::memory_order_relaxed) < 0) return false;
-  return failing_in.fetch_sub(1) == 0;
-}
-inline void* Born(void* p) {
-  if (p != nullptr) live_blocks.fetch_add(1, std::memory_order_relaxed);
-  return p;
-}
 }  // namespace
 
 #ifdef EDGEMT_UNDER_SANITIZER
@@ -52,6 +43,18 @@ struct InstallHooks {
 #else
 // glibc: this executable's malloc family interposes every library's calls,
 // operator new's included.
+namespace {
+// Whether this allocation is the one to fail.
+inline bool FailThis() {
+  if (failing_in.load(std::memory_order_relaxed) < 0) return false;
+  return failing_in.fetch_sub(1) == 0;
+}
+inline void* Born(void* p) {
+  if (p != nullptr) live_blocks.fetch_add(1, std::memory_order_relaxed);
+  return p;
+}
+}  // namespace
+
 extern "C" {
 void* __libc_malloc(size_t);
 void* __libc_calloc(size_t, size_t);

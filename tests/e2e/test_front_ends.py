@@ -1,8 +1,8 @@
 """Every front end gives edgemt-translate's output on the 500 Multi30k dev
-sentences, int8 (the committed example model) and float32 (converted here):
-examples/translate.c (the C API through libedgemt.so), and
-edgemt-translate --stream, whose pieces add up to the same lines. (Python:
-tests/python.)"""
+sentences (under qemu, the first 20), int8 (the committed example model) and
+float32 (converted here): examples/translate.c (the C API through
+libedgemt.so), and edgemt-translate --stream, whose pieces add up to the same
+lines. (Python: tests/python.)"""
 import os
 import tempfile
 import unittest
@@ -19,7 +19,9 @@ class FrontEnds(unittest.TestCase):
         cls.float32 = os.path.join(cls.tmp.name, "multi30k-ende.float32.edgemt")
         convert(MULTI30K, cls.float32, "float32", extra=("--quiet",))
         with open(DEV_EN) as f:
-            cls.dev = f.read()
+            lines = f.readlines()
+        cls.count = 20 if os.environ.get("EDGEMT_EMULATOR") else len(lines)
+        cls.dev = "".join(lines[:cls.count])
 
     @classmethod
     def tearDownClass(cls):
@@ -27,7 +29,7 @@ class FrontEnds(unittest.TestCase):
 
     def same_as_cli(self, model):
         ours = run(emulated("edgemt-translate") + ["--model", model], stdin=self.dev).stdout
-        self.assertEqual(len(ours.split("\n")), 501)
+        self.assertEqual(len(ours.split("\n")), self.count + 1)
         c = run(emulated("translate-c") + [model], stdin=self.dev).stdout
         self.assertEqual(c, ours)
         streamed = run(emulated("edgemt-translate") + ["--model", model, "--stream"], stdin=self.dev).stdout

@@ -3,7 +3,9 @@ line, in order; a bad line gets an empty line and a message on stderr, the
 good lines around it are translated as if alone; the exit code is 0.
 
 Needs EDGEMT_BIN (the build's bin directory: edgemt-translate and
-edgemt-make-test-model). Id-level tests use small random models written by
+edgemt-make-test-model); in cross builds the programs run under
+EDGEMT_EMULATOR (qemu), with the largest hostile inputs made smaller as
+under the sanitizers (EDGEMT_SANITIZED). Id-level tests use small random models written by
 edgemt-make-test-model; text tests embed a tiny SentencePiece model trained
 on the spot (python3-sentencepiece) and, when it exists, also use the
 committed models/multi30k-ende.int8.edgemt.
@@ -26,6 +28,12 @@ import tiny_spm  # noqa: E402
 BIN = os.environ.get("EDGEMT_BIN", "")
 TRANSLATE = os.path.join(BIN, "edgemt-translate")
 MAKE_MODEL = os.path.join(BIN, "edgemt-make-test-model")
+# The programs as commands: through qemu in cross builds.
+EMULATOR = os.environ.get("EDGEMT_EMULATOR", "").split()
+TRANSLATE_COMMAND = EMULATOR + [TRANSLATE]
+MAKE_MODEL_COMMAND = EMULATOR + [MAKE_MODEL]
+# Slow runs (sanitizers, emulation) get smaller hostile inputs.
+SMALL_INPUTS = bool(os.environ.get("EDGEMT_SANITIZED") or EMULATOR)
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 REAL_MODEL = os.path.join(REPO, "models", "multi30k-ende.int8.edgemt")
 
@@ -49,7 +57,7 @@ def setUpModule():
               "--source-vocab", str(SOURCE_VOCAB), "--target-vocab", "48", "--max-positions", str(MAX_POSITIONS)]
     for name, extra in (("float32", []), ("int8", ["--int8"])):
         path = os.path.join(_tmp.name, name + ".edgemt")
-        subprocess.run([MAKE_MODEL, "-o", path] + common + extra, check=True)
+        subprocess.run(MAKE_MODEL_COMMAND + ["-o", path] + common + extra, check=True)
         MODELS[name] = path
     if tiny_spm.available():
         spm_path = os.path.join(_tmp.name, "tiny.spm.model")
@@ -57,7 +65,7 @@ def setUpModule():
             f.write(tiny_spm.train())
         path = os.path.join(_tmp.name, "text.edgemt")
         vocab = str(tiny_spm.VOCAB_SIZE)
-        subprocess.run([MAKE_MODEL, "-o", path, "--int8", "--d-model", "16", "--heads", "2", "--d-ff", "32",
+        subprocess.run(MAKE_MODEL_COMMAND + ["-o", path, "--int8", "--d-model", "16", "--heads", "2", "--d-ff", "32",
                         "--layers", "1", "--source-vocab", vocab, "--target-vocab", vocab,
                         "--max-positions", "24", "--tokenizer", spm_path], check=True)
         MODELS["text"] = path
@@ -72,7 +80,7 @@ def run(model, data, *args):
     """(exit code, output lines as bytes, stderr as text)."""
     if isinstance(data, str):
         data = data.encode("utf-8")
-    proc = subprocess.run([TRANSLATE, "--model", model, "--threads", "1"] + list(args), input=data,
+    proc = subprocess.run(TRANSLATE_COMMAND + ["--model", model, "--threads", "1"] + list(args), input=data,
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=TIMEOUT)
     out = proc.stdout
     if out:
@@ -308,8 +316,8 @@ class TextInputs(CliCase):
         """--document and --html on what no page should hold: every input line
         comes out, the markup unchanged, nothing refused as a whole."""
         tags = re.compile(rb"<[^<>]*>")
-        # Under the sanitizers (about 5x slower) a 128 KB paragraph stands for the 1 MB one.
-        paragraph = (1 << 17) if os.environ.get("EDGEMT_SANITIZED") else (1 << 20)
+        # Under the sanitizers (about 5x slower) and qemu a 128 KB paragraph stands for the 1 MB one.
+        paragraph = (1 << 17) if SMALL_INPUTS else (1 << 20)
         cases = {
             # A 1 MB paragraph without a sentence end: split where it fits, translated whole.
             "paragraph": ("the quick brown fox " * 52429)[:paragraph] + "\n",
@@ -360,7 +368,7 @@ class RealModelTextInputs(unittest.TestCase):
         self.assertEqual(lines[1:3], [b"", b""])
 
     def test_long_and_garbage_lines(self):
-        garbage = random.Random(7).randbytes(16 * 1024)
+        garbage = random.Random(7).randbytes(2 * 1024 if SMALL_INPUTS else 16 * 1024)
         data = b"A dog runs.\n" + b"a dog " * 2000 + b"\n" + garbage + b"\nA dog runs.\n"
         code, lines, err = self.translate(data, "--batch-size", "4")
         self.assertEqual(code, 0, err)
@@ -400,7 +408,7 @@ class ReadAhead(CliCase):
     def test_terminal_input_is_translated_line_by_line(self):
         """Each line's translation comes out before the next line is typed."""
         master, slave = pty.openpty()
-        proc = subprocess.Popen([TRANSLATE, "--model", MODELS[self.model], "--threads", "1"] + self.flags(),
+        proc = subprocess.Popen(TRANSLATE_COMMAND + ["--model", MODELS[self.model], "--threads", "1"] + self.flags(),
                                 stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         os.close(slave)
         try:
@@ -424,7 +432,7 @@ class ReadAhead(CliCase):
         at the default batch size and at 32."""
         for args in ([], ["--batch-size", "32"]):
             with self.subTest(args=args):
-                proc = subprocess.Popen([TRANSLATE, "--model", MODELS[self.model], "--threads", "1"] + self.flags()
+                proc = subprocess.Popen(TRANSLATE_COMMAND + ["--model", MODELS[self.model], "--threads", "1"] + self.flags()
                                         + args, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         stderr=subprocess.PIPE)
                 try:

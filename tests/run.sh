@@ -4,10 +4,11 @@
 #
 #   == native ==  build/        Release, the full suite
 #   == asan ==    build-asan/   RelWithDebInfo, ASan + UBSan, built with clang-14, without `slow`
-#   == arm64 ==   build-arm64/  aarch64 cross build, tests under qemu-aarch64, without `slow`
+#                               (the Python API tests too: the module instrumented, the runtime preloaded)
+#   == arm64 ==   build-arm64/  aarch64 cross build, tests under qemu-aarch64 (a Cortex-A76, and -cpu max), without `slow`
 #   == armhf ==   build-armhf/  armhf cross build, tests under qemu-arm, without `slow`
 #   == fuzz ==    build-fuzz/   libFuzzer on the model loader, packed cache and text layouts (tests/fuzz/run.sh)
-#   == tsan ==    build-tsan/   ThreadSanitizer on the multi-threaded tests (tests/tsan/run.sh)
+#   == tsan ==    build-tsan/   ThreadSanitizer on the unit suite and the C API test (tests/tsan/run.sh)
 #   == wasm ==    build-wasm/   WebAssembly (Emscripten): the JavaScript API in Node.js, the dev set in
 #                               Node.js and headless Chromium against native's CLI (after native)
 #

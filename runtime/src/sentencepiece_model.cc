@@ -1,8 +1,9 @@
 // PieceModel on SentencePiece. SentencePiece (and the protobuf it parses
 // with) throws std::bad_alloc when memory runs out: this file alone of the
-// runtime is compiled with exceptions, and every call into SentencePiece
-// turns that into kResourceExhausted here (Guarded), so that nothing is
-// thrown through the code that calls it, which is compiled without them.
+// runtime is compiled with exceptions (except in WebAssembly), and every
+// call into SentencePiece turns that into kResourceExhausted here
+// (Guarded), so that nothing is thrown through the code that calls it,
+// which is compiled without them.
 #include <sentencepiece_processor.h>
 
 #include <cstring>
@@ -32,6 +33,7 @@ Status Failed(const char* what, const sentencepiece::util::Status& status) {
 
 template <typename Body>
 Status Guarded(Body body) {
+#if defined(__cpp_exceptions)
   try {
     return body();
   } catch (const std::bad_alloc&) {
@@ -41,6 +43,9 @@ Status Guarded(Body body) {
     if (std::strstr(e.what(), "bad_alloc") != nullptr) return Status(StatusCode::kResourceExhausted, "out of memory");
     return Status(StatusCode::kInternal, std::string("SentencePiece failed: ") + e.what());
   }
+#else
+  return body();  // WebAssembly: built without exceptions, a throw ends the module
+#endif
 }
 
 class SentencePieceModel final : public PieceModel {

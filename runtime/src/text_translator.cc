@@ -14,6 +14,10 @@
 namespace edgemt {
 namespace {
 
+// The default length limit's steps beyond a blank source's prefix: 2 x 0
+// source ids + 10, as DecodingJob::StepsFor counts them.
+constexpr size_t kBlankSourceSteps = 10;
+
 // A split source's result from its parts' (results[first..first + count),
 // whose source texts have part_words[first..] words): each hypothesis's
 // texts joined with a space, its ids and log-probabilities one after the
@@ -144,10 +148,15 @@ void TextTranslator::Impl::TranslatePrepared(std::vector<std::vector<int32_t>>& 
     if (!result.status.ok()) continue;
     if (sources[i].empty()) {
       BlankResult(decode, &result);
-      // As in CTranslate2, a blank source's translations are its prefix.
+      // As in CTranslate2, a blank source's translations are its prefix, cut
+      // at the length limit as any prefix is (DecodeOptions::target_prefixes).
       if (prefixes != nullptr && !(*prefixes)[i].empty()) {
+        const std::vector<int32_t>& prefix = (*prefixes)[i];
+        const size_t most = static_cast<size_t>(translator->options().max_target_length);
+        const size_t limit = std::min(most, decode.max_length > 0 ? static_cast<size_t>(decode.max_length)
+                                                                    : kBlankSourceSteps + prefix.size());
         for (TextHypothesis& h : result.hypotheses) {
-          h.ids = (*prefixes)[i];
+          h.ids.assign(prefix.begin(), prefix.begin() + static_cast<std::ptrdiff_t>(std::min(limit, prefix.size())));
           h.token_log_probs.assign(h.ids.size(), 0.0f);
           result.status = TextOf(h.ids.data(), h.ids.size(), &h.text);
         }

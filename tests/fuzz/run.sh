@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# Fuzzes the model loader, the packed-cache loader and the document and
-# HTML layouts (fuzz_text_layout) for a bounded
-# time and fails if libFuzzer finds anything (a crash, a sanitizer report, a
-# timeout, a broken promise).
+# Fuzzes the model loader, the packed-cache loader, the document and
+# HTML layouts (fuzz_text_layout) and the whole path (fuzz_translate: a
+# model with its fields changed, decoding options and texts through the text
+# layer and the C API) for a bounded time and fails if libFuzzer finds
+# anything (a crash, a sanitizer report, a timeout, a broken promise).
 #
-#   tests/fuzz/run.sh                 # 60 s + 20 s + 20 s
-#   FUZZ_SECONDS=600 FUZZ_CACHE_SECONDS=120 FUZZ_TEXT_SECONDS=600 tests/fuzz/run.sh
+#   tests/fuzz/run.sh                 # 60 s + 20 s + 20 s + 45 s
+#   FUZZ_SECONDS=600 FUZZ_CACHE_SECONDS=120 FUZZ_TEXT_SECONDS=600 FUZZ_TRANSLATE_SECONDS=3600 tests/fuzz/run.sh
+#   FUZZ_MERGE=1 tests/fuzz/run.sh    # then fold what the whole-path run found into tests/fuzz/translate-corpus
+#
+# fuzz_translate starts from tests/fuzz/translate-corpus (kept in the
+# repository, minimised) and adds what it finds to build-fuzz/corpus-translate;
+# FUZZ_MERGE=1 merges that back into the repository's corpus (libFuzzer
+# -merge=1 keeps only inputs that add coverage), to be committed.
 #
 # Builds build-fuzz/ with clang-14 and -fsanitize=fuzzer-no-link,address,undefined
 # for all of EdgeMT's code, writes the seed corpus (small valid float32,
@@ -21,6 +28,7 @@ build="$root/build-fuzz"
 seconds="${FUZZ_SECONDS:-60}"
 cache_seconds="${FUZZ_CACHE_SECONDS:-20}"
 text_seconds="${FUZZ_TEXT_SECONDS:-20}"
+translate_seconds="${FUZZ_TRANSLATE_SECONDS:-45}"
 
 for tool in clang-14 clang++-14; do
   command -v "$tool" >/dev/null || { echo "tests/fuzz/run.sh: $tool is missing (tools/install-deps.sh)" >&2; exit 1; }
@@ -34,7 +42,7 @@ CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWi
   -DEDGEMT_FUZZ=ON -DEDGEMT_BUILD_EXAMPLES=OFF \
   "-DCMAKE_C_FLAGS=$flags" "-DCMAKE_CXX_FLAGS=$flags" >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
-cmake --build "$build" -j "$(nproc)" --target fuzz_model_loader fuzz_packed_cache fuzz_text_layout edgemt-fuzz-seeds
+cmake --build "$build" -j "$(nproc)" --target fuzz_model_loader fuzz_packed_cache fuzz_text_layout fuzz_translate edgemt-fuzz-seeds
 
 mkdir -p "$build/corpus" "$build/seeds" "$build/artifacts"
 "$build/bin/edgemt-fuzz-seeds" "$build/seeds"
@@ -66,4 +74,10 @@ fuzz fuzz_packed_cache "$cache_seconds" "$build/corpus-packed-cache"
 # Documents and HTML: seeds of tags, references and sentences in tests/fuzz/text-seeds.
 mkdir -p "$build/corpus-text-layout"
 fuzz fuzz_text_layout "$text_seconds" "$build/corpus-text-layout" "$root/tests/fuzz/text-seeds"
-echo "tests/fuzz/run.sh: no findings in ${seconds} s + ${cache_seconds} s + ${text_seconds} s"
+# The whole path, from the repository's corpus.
+mkdir -p "$build/corpus-translate"
+fuzz fuzz_translate "$translate_seconds" "$build/corpus-translate" "$root/tests/fuzz/translate-corpus"
+if [ "${FUZZ_MERGE:-0}" = 1 ]; then
+  "$build/bin/fuzz_translate" -merge=1 "$root/tests/fuzz/translate-corpus" "$build/corpus-translate" 2>&1 | tail -n 2
+fi
+echo "tests/fuzz/run.sh: no findings in ${seconds} s + ${cache_seconds} s + ${text_seconds} s + ${translate_seconds} s"

@@ -155,6 +155,30 @@ TEST_CASE("one bad source fails alone; blank sources give empty translations") {
   }
 }
 
+TEST_CASE("a blank source's translations are its target prefix, cut at the length limit") {
+  // Found by tests/fuzz/fuzz_translate.cc: the prefix came back whole, longer than max_length.
+  const TestModel test = LoadTestModel(TestModelSpec());
+  auto text = Make(test.model, 2);
+  const std::vector<std::vector<int32_t>> sources = {{}};
+  const std::vector<std::vector<int32_t>> prefixes = {{5, 6, 7, 8, 9, 10, 11, 12, 13}};
+  std::vector<TextResult> results;
+  DecodeOptions decode;
+  decode.beam_size = 2;
+  decode.num_hypotheses = 2;
+  for (const int max_length : {0, 4}) {
+    CAPTURE(max_length);
+    decode.max_length = max_length;
+    REQUIRE(text->TranslateIds(sources.data(), 1, decode, &results, false, prefixes.data()).ok());
+    REQUIRE(results[0].status.ok());
+    REQUIRE(results[0].hypotheses.size() == 2);
+    const size_t expected = max_length == 4 ? 4 : 9;  // 0: the default limit, 10 ids past the prefix
+    for (const TextHypothesis& h : results[0].hypotheses) {
+      CHECK(h.ids == std::vector<int32_t>(prefixes[0].begin(), prefixes[0].begin() + expected));
+      CHECK(h.token_log_probs.size() == expected);
+    }
+  }
+}
+
 TEST_CASE("long sources are truncated with a warning, or refused") {
   const TestModel test = LoadTestModel(TestModelSpec());
   const std::vector<std::vector<int32_t>> sources = {{4, 5, 6, 7, 8, 9, 10, 3}};

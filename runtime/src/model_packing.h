@@ -20,7 +20,6 @@
 
 namespace edgemt {
 
-
 class ModelPacking {
  public:
   // `capacity`: the most packed operators the model can need.

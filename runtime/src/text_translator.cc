@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "decoding/decoding_job.h"
 #include "streaming_text.h"
 #include "long_text.h"
 #include "text_translator_impl.h"
@@ -13,10 +14,6 @@
 
 namespace edgemt {
 namespace {
-
-// The default length limit's steps beyond a blank source's prefix: 2 x 0
-// source ids + 10, as DecodingJob::StepsFor counts them.
-constexpr size_t kBlankSourceSteps = 10;
 
 // A split source's result from its parts' (results[first..first + count),
 // whose source texts have part_words[first..] words): each hypothesis's
@@ -152,9 +149,8 @@ void TextTranslator::Impl::TranslatePrepared(std::vector<std::vector<int32_t>>& 
       // at the length limit as any prefix is (DecodeOptions::target_prefixes).
       if (prefixes != nullptr && !(*prefixes)[i].empty()) {
         const std::vector<int32_t>& prefix = (*prefixes)[i];
-        const size_t most = static_cast<size_t>(translator->options().max_target_length);
-        const size_t limit = std::min(most, decode.max_length > 0 ? static_cast<size_t>(decode.max_length)
-                                                                    : kBlankSourceSteps + prefix.size());
+        const size_t limit = StepsLimit(decode, 0, prefix.size(),
+                                        static_cast<size_t>(translator->options().max_target_length));
         for (TextHypothesis& h : result.hypotheses) {
           h.ids.assign(prefix.begin(), prefix.begin() + static_cast<std::ptrdiff_t>(std::min(limit, prefix.size())));
           h.token_log_probs.assign(h.ids.size(), 0.0f);

@@ -274,9 +274,10 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
     FillSinusoidalTable(config.position_encoding, std::max(impl->limits.source, impl->limits.target),
                         static_cast<size_t>(config.d_model), impl->workspace.positions);
   }
-  // Per encoder layer 4 operators, per decoder layer 7, and the output projection.
+  // The layers' operators and the output projection.
   LinearOpList linears;
-  if (!linears.Allocate(4 * state.weights.encoder_layers.size() + 7 * state.weights.decoder_layers.size() + 1))
+  if (!linears.Allocate(Encoder::kLinearsPerLayer * state.weights.encoder_layers.size() +
+                        Decoder::kLinearsPerLayer * state.weights.decoder_layers.size() + 1))
     return Status(StatusCode::kResourceExhausted, "out of memory");
   EDGEMT_RETURN_IF_ERROR(impl->encoder.Configure(state.weights, &linears));
   EDGEMT_RETURN_IF_ERROR(impl->decoder.Configure(state.weights, impl->limits.target, &linears));

@@ -13,10 +13,14 @@ void DecodingScratch::Plan(size_t batch, size_t rows, size_t vocab, ArenaLayout*
   layout->Add(&ids, vocab);
 }
 
+size_t StepsLimit(const DecodeOptions& options, size_t source_size, size_t prefix_size, size_t max_target) {
+  if (options.max_length > 0) return static_cast<size_t>(options.max_length);
+  return std::min(2 * source_size + 10 + prefix_size, max_target);
+}
+
 size_t DecodingJob::StepsFor(size_t s) const {
   if (step_limits != nullptr) return static_cast<size_t>(step_limits[s]);
-  if (options->max_length > 0) return static_cast<size_t>(options->max_length);
-  return std::min(2 * SourceOf(s).size + 10 + PrefixOf(s).size, max_target);
+  return StepsLimit(*options, SourceOf(s).size, PrefixOf(s).size, max_target);
 }
 
 void DecodingJob::ApplyProcessors(size_t s, const int32_t* output, size_t produced, float* logits,

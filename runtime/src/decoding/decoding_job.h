@@ -67,9 +67,14 @@ struct DecodingJob {
   void ApplyProcessors(size_t s, const int32_t* output, size_t produced, float* logits,
                        const OutputColumns& columns) const;
   // Decoder steps for sentence s: step_limits[s], max_length, or the
-  // reference's rule (which leaves room for its prefix).
+  // reference's rule (StepsLimit).
   size_t StepsFor(size_t s) const;
 };
+
+// A sentence's decoder steps: max_length when set, else the reference
+// decoder's rule, 2 x its source ids + 10 with room for its prefix, within
+// the translator's max_target_length.
+size_t StepsLimit(const DecodeOptions& options, size_t source_size, size_t prefix_size, size_t max_target);
 
 // What a model never lets decoding choose: its file's banned ids; in files
 // without them, pad, unk and <s> for beam search and sampling, and nothing

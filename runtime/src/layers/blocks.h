@@ -4,6 +4,7 @@
 
 #include <pthreadpool.h>
 
+#include <cstddef>
 
 #include "edgemt/status.h"
 #include "edgemt/types.h"
@@ -24,6 +25,7 @@ inline LinearScratch ScratchOf(const StackBuffers& buffers) { return {buffers.in
 // Self-attention: query, key and value in one product ([rows, 3d]), then
 // the output projection.
 struct SelfAttentionOps {
+  static constexpr size_t kLinears = 2;  // the operators Configure adds to `to_pack`
   LinearOp query_key_value, output;
   // Configures the layers and adds them to `to_pack` (false: it is full).
   bool Configure(const AttentionView& view, const char* name, LinearOpList* to_pack);
@@ -32,12 +34,14 @@ struct SelfAttentionOps {
 // Cross-attention: the query from the decoder; key and value in one product
 // ([rows, 2d]) of the encoder output, once per source.
 struct CrossAttentionOps {
+  static constexpr size_t kLinears = 3;
   LinearOp query, key_value, output;
   bool Configure(const AttentionView& view, const char* name, LinearOpList* to_pack);
 };
 
 class FeedForwardOps {
  public:
+  static constexpr size_t kLinears = 2;
   bool Configure(const FeedForwardView& view, Activation activation, const char* name, LinearOpList* to_pack);
   // out = down(activation(up(in))); uses buffers.hidden.
   Status Run(const float* in, size_t rows, float* out, const StackBuffers& buffers, const RunContext& context) const;

@@ -17,7 +17,7 @@ Status Decoder::Configure(const ModelWeights& weights, size_t cache_length, Line
   cache_length_ = cache_length;
   const size_t first = to_pack->size();
   const size_t count = weights.decoder_layers.size();
-  if (!layers_.Allocate(count) || !cross_linears_.Allocate(count) || !step_linears_.Allocate(6 * count + 1))
+  if (!layers_.Allocate(count) || !cross_linears_.Allocate(count) || !step_linears_.Allocate((kLinearsPerLayer - 1) * count + 1))
     return Status(StatusCode::kResourceExhausted, "out of memory");
   auto full = [] { return Status(StatusCode::kInternal, "the list of layers to pack is too short"); };
   for (size_t i = 0; i < layers_.size(); ++i) {

@@ -3,8 +3,6 @@
 // batch, feed-forward blocks and the output projection.
 #pragma once
 
-#include <vector>
-
 #include "layers/blocks.h"
 #include "ops/output_columns.h"
 #include "ops/shortlisted_projection.h"
@@ -23,6 +21,9 @@ struct AlignmentRequest {
 
 class Decoder {
  public:
+  // The operators a layer adds to `to_pack` (the output projection comes once more).
+  static constexpr size_t kLinearsPerLayer =
+      SelfAttentionOps::kLinears + CrossAttentionOps::kLinears + FeedForwardOps::kLinears;
   // `cache_length` is the number of steps the self-attention cache holds.
   // Adds the linear layers to `to_pack`, as Encoder::Configure.
   Status Configure(const ModelWeights& weights, size_t cache_length, LinearOpList* to_pack);

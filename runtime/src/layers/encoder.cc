@@ -14,7 +14,7 @@ namespace edgemt {
 Status Encoder::Configure(const ModelWeights& weights, LinearOpList* to_pack) {
   weights_ = &weights;
   const size_t first = to_pack->size();
-  if (!layers_.Allocate(weights.encoder_layers.size()) || !linears_.Allocate(4 * weights.encoder_layers.size()))
+  if (!layers_.Allocate(weights.encoder_layers.size()) || !linears_.Allocate(kLinearsPerLayer * weights.encoder_layers.size()))
     return Status(StatusCode::kResourceExhausted, "out of memory");
   for (size_t i = 0; i < layers_.size(); ++i) {
     const EncoderLayerView& view = weights.encoder_layers[i];

@@ -2,8 +2,6 @@
 // mask, feed-forward blocks.
 #pragma once
 
-#include <vector>
-
 #include "edgemt/types.h"
 #include "layers/blocks.h"
 
@@ -11,6 +9,8 @@ namespace edgemt {
 
 class Encoder {
  public:
+  // The operators a layer adds to `to_pack`.
+  static constexpr size_t kLinearsPerLayer = SelfAttentionOps::kLinears + FeedForwardOps::kLinears;
   // Configures the layers and adds the linear ones to `to_pack`, which the
   // caller packs (PackLinears) before the first Run.
   Status Configure(const ModelWeights& weights, LinearOpList* to_pack);

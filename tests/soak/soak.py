@@ -1,12 +1,13 @@
 """Soak: many sentences through edgemt-translate and through Python's translate_iterable, the process's
 resident memory (VmRSS) and throughput recorded every --every sentences. Both must stay flat: after the
 first two checkpoints (warm-up: plans grow, pages of the model come in) RSS may rise by at most
-max(4 MB, 5%), and the throughput of the last three windows must be at least 0.7x that of the first three
-(this machine is noisy). A sentence seen again must get the same translation, and every input line one
+max(4 MB, 5%), and, in a run by hand, the throughput of the last three windows must be at least
+--throughput-floor (0.7) times that of the first three (this machine is noisy). CTest's short form passes
+--throughput-floor 0: it shares the cores with other tests, so there speed is printed, never judged. A sentence seen again must get the same translation, and every input line one
 output line.
 
     tests/soak/soak.py --bin build/bin --pythonpath build/python              # 1,000,000 sentences each
-    tests/soak/soak.py --bin build/bin --pythonpath build/python --sentences 20000 --every 2000 --distinct 2000  # CI
+    tests/soak/soak.py --bin build/bin --pythonpath build/python --sentences 20000 --every 2000 --distinct 2000 --throughput-floor 0  # CI
 
 Sentences: Multi30k's training English (../shared) cycled, else a synthetic generator. Model: the
 Multi30k example in models/. Prints a Markdown table per front end; --json writes the checkpoints.
@@ -137,7 +138,7 @@ def median(values):
     return values[len(values) // 2]
 
 
-def check_flat(marks):
+def check_flat(marks, throughput_floor):
     rows = marks.rows
     problems = []
     if marks.mismatches:
@@ -150,7 +151,7 @@ def check_flat(marks):
         problems.append(f"RSS grew from {base} kB to {peak} kB")
     first = median([r["per_second"] for r in rows[:3]])
     last = median([r["per_second"] for r in rows[-3:]])
-    if last < 0.7 * first:
+    if last < throughput_floor * first:
         problems.append(f"throughput fell from {first:.0f} to {last:.0f} sentences/s")
     return problems
 
@@ -175,6 +176,8 @@ def main():
                         help="distinct sentences, cycled (at most --every: repeats are compared from then on)")
     parser.add_argument("--front", default="cli,python", help="cli, python or both (comma-separated)")
     parser.add_argument("--json", help="write the checkpoints here")
+    parser.add_argument("--throughput-floor", type=float, default=0.7,
+                        help="least ratio of the last windows' speed to the first's (0: not judged)")
     args = parser.parse_args()
     failures = []
     results = {}
@@ -184,7 +187,7 @@ def main():
             return 77
         started = time.perf_counter()
         marks, problems = soak_cli(args) if front == "cli" else soak_python(args)
-        problems += check_flat(marks)
+        problems += check_flat(marks, args.throughput_floor)
         report(front, marks)
         print(f"{front}: {time.perf_counter() - started:.0f} s" + ("" if problems else ", flat"))
         failures += [f"{front}: {p}" for p in problems]

@@ -13,7 +13,8 @@
 # FlatBuffers (headers, flatc) comes from Debian's package; its headers are
 # the same for every target.
 if(EMSCRIPTEN)
-  # Single-threaded WebAssembly: no pthreads (toolchains/wasm32-emscripten.cmake).
+  # WebAssembly: no pthreads library. The threaded build compiles and links
+  # everything with -pthread (toolchains/wasm32-emscripten-threads.cmake).
   add_library(edgemt_no_threads INTERFACE)
   add_library(Threads::Threads ALIAS edgemt_no_threads)
 else()

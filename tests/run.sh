@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite (the README's test command; .ci/run calls it):
-# installs what is missing, then builds and runs CTest in four configurations
+# installs what is missing, then builds and runs CTest in these configurations
 #
 #   == native ==  build/        Release, the full suite
 #   == asan ==    build-asan/   RelWithDebInfo, ASan + UBSan, built with clang-14, without `slow`
@@ -11,8 +11,10 @@
 #   == tsan ==    build-tsan/   ThreadSanitizer on the unit suite and the C API test (tests/tsan/run.sh)
 #   == wasm ==    build-wasm/   WebAssembly (Emscripten): the JavaScript API in Node.js, the dev set in
 #                               Node.js and headless Chromium against native's CLI (after native)
+#   == wasm-threads == build-wasm-threads/  the threaded WebAssembly build: the dev set in Chromium at
+#                               2 threads on a cross-origin-isolated page (after native)
 #
-# all with -DEDGEMT_WERROR=ON. It goes on through all four when one fails
+# all with -DEDGEMT_WERROR=ON. It goes on through all of them when one fails
 # and exits non-zero if anything failed. A configuration that runs no test
 # fails; a skipped test (CTest's "Skipped": exit 77, e.g. without ../shared)
 # is listed, and fails the run when EDGEMT_FAIL_ON_SKIP=1 (.ci/run sets it).
@@ -37,7 +39,7 @@ cd "$root"
 
 jobs="$(nproc)"
 configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(native wasm asan arm64 armhf fuzz tsan)
+[ ${#configs[@]} -gt 0 ] || configs=(native wasm wasm-threads asan arm64 armhf fuzz tsan)
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
@@ -129,9 +131,11 @@ for config in "${configs[@]}"; do
              --toolchain "$root/toolchains/arm-linux-gnueabihf.cmake" ;;
     wasm) run_config wasm build-wasm "" -DCMAKE_BUILD_TYPE=Release \
             --toolchain "$root/toolchains/wasm32-emscripten.cmake" -DEDGEMT_NATIVE_BIN="$root/build/bin" ;;
+    wasm-threads) run_config wasm-threads build-wasm-threads "" -DCMAKE_BUILD_TYPE=Release \
+            --toolchain "$root/toolchains/wasm32-emscripten-threads.cmake" -DEDGEMT_NATIVE_BIN="$root/build/bin" ;;
     fuzz) run_script fuzz tests/fuzz/run.sh ;;
     tsan) run_script tsan tests/tsan/run.sh ;;
-    *) echo "tests/run.sh: unknown configuration '$config' (native, wasm, asan, arm64, armhf, fuzz, tsan)"; false ;;
+    *) echo "tests/run.sh: unknown configuration '$config' (native, wasm, wasm-threads, asan, arm64, armhf, fuzz, tsan)"; false ;;
   esac
   rc=$?
   duration[$config]=$((SECONDS - start))

@@ -8,9 +8,16 @@
 # first configure builds XNNPACK (SIMD128 kernels), pthreadpool, cpuinfo and
 # SentencePiece for wasm32 (tools/kernel-deps.sh wasm32, once per machine).
 # The build is single-threaded: pthreadpool's Emscripten shim runs every
-# kernel on the calling thread.
+# kernel on the calling thread (toolchains/wasm32-emscripten-threads.cmake
+# is the threaded one).
 include(/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake)
-set(EDGEMT_KERNEL_TARGET wasm32)
+if(EDGEMT_WASM_THREADS)
+  set(EDGEMT_KERNEL_TARGET wasm32-threads)
+  set(_edgemt_wasm_flags "-msimd128 -pthread")
+else()
+  set(EDGEMT_KERNEL_TARGET wasm32)
+  set(_edgemt_wasm_flags "-msimd128")
+endif()
 
 # emcc's JavaScript tools need Debian's node-acorn, which a Node.js from
 # elsewhere (NodeSource's) does not look for in /usr/share/nodejs: for the
@@ -24,5 +31,5 @@ endforeach()
 
 # WebAssembly SIMD128 for EdgeMT's own loops too (attention, softmax, the
 # shortlisted projection), as for the kernels: every browser since 2021.
-set(CMAKE_C_FLAGS_INIT "-msimd128")
-set(CMAKE_CXX_FLAGS_INIT "-msimd128")
+set(CMAKE_C_FLAGS_INIT "${_edgemt_wasm_flags}")
+set(CMAKE_CXX_FLAGS_INIT "${_edgemt_wasm_flags}")

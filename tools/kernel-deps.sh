@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: tools/kernel-deps.sh TARGET        (TARGET: host | arm64 | armhf | wasm32)
+# Usage: tools/kernel-deps.sh TARGET        (TARGET: host | arm64 | armhf | wasm32 | wasm32-threads)
 #
 # Builds the native libraries EdgeMT links, from Debian's source tarballs, as
 # static, position-independent libraries for TARGET, and prints the install
@@ -27,11 +27,11 @@ set -euo pipefail
 # Bump when the way the libraries are built changes (options, layout): the
 # cache key includes it, so existing builds are not reused.
 format=2
-usage() { echo "usage: $0 host|arm64|armhf|wasm32" >&2; exit 2; }
+usage() { echo "usage: $0 host|arm64|armhf|wasm32|wasm32-threads" >&2; exit 2; }
 [ $# -eq 1 ] || usage
 target="$1"
 flags="-O2 -fPIC -DNDEBUG"
-pic=ON processor="" toolchain_args=() patches=()
+pic=ON processor="" toolchain_args=() patches=() pthreadpool_args=()
 case "$target" in
   host) cc=gcc cxx=g++
         # x86: loops on 32-byte boundaries (functions on 64), so that where
@@ -48,7 +48,7 @@ case "$target" in
   # wasm32: WebAssembly with SIMD128 (every browser since 2021, Node 16+),
   # single-threaded (pthreadpool's Emscripten shim); Emscripten links
   # statically, so no -fPIC. XNNPACK needs a patch to build with CMake.
-  wasm32) cc=emcc cxx=em++ flags="-O2 -DNDEBUG -msimd128" pic=OFF
+  wasm32|wasm32-threads) cc=emcc cxx=em++ flags="-O2 -DNDEBUG -msimd128" pic=OFF
           # XNNPACK finds the cpuinfo built here by its path: outside
           # Emscripten's root, so find_library must look there too.
           toolchain_args=(-DCMAKE_TOOLCHAIN_FILE=/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake
@@ -56,7 +56,15 @@ case "$target" in
           patches=(xnnpack:xnnpack-wasm.patch)
           # emcc's JavaScript tools need Debian's node-acorn, which a Node.js
           # from elsewhere (NodeSource's) does not look for in /usr/share/nodejs.
-          export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}" ;;
+          export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"
+          # wasm32-threads: the same with -pthread (shared memory: every
+          # object of the link needs atomics) and pthreadpool's real pool,
+          # for cross-origin-isolated pages.
+          if [ "$target" = wasm32-threads ]; then
+            flags="$flags -pthread"
+            patches+=(pthreadpool:pthreadpool-wasm-threads.patch)
+            pthreadpool_args=(-DPTHREADPOOL_EMSCRIPTEN_PTHREADS=ON)
+          fi ;;
   *) usage ;;
 esac
 command -v "$cc" >/dev/null || { echo "kernel-deps: $cc not found (tools/install-deps.sh installs it)" >&2; exit 1; }
@@ -149,7 +157,7 @@ cp /usr/include/fxdiv.h "$fxdiv/include/"
 printf '%s\n' 'add_library(fxdiv INTERFACE)' \
   'target_include_directories(fxdiv INTERFACE "${CMAKE_CURRENT_SOURCE_DIR}/include")' >"$fxdiv/CMakeLists.txt"
 cmake_build pthreadpool -DPTHREADPOOL_LIBRARY_TYPE=static \
-  -DPTHREADPOOL_BUILD_TESTS=OFF -DPTHREADPOOL_BUILD_BENCHMARKS=OFF -DFXDIV_SOURCE_DIR="$fxdiv"
+  -DPTHREADPOOL_BUILD_TESTS=OFF -DPTHREADPOOL_BUILD_BENCHMARKS=OFF -DFXDIV_SOURCE_DIR="$fxdiv" "${pthreadpool_args[@]}"
 cmake_build xnnpack -DXNNPACK_LIBRARY_TYPE=static -DXNNPACK_USE_SYSTEM_LIBS=ON \
   -DXNNPACK_BUILD_TESTS=OFF -DXNNPACK_BUILD_BENCHMARKS=OFF -DXNNPACK_BUILD_ALL_MICROKERNELS=OFF \
   -DXNNPACK_ENABLE_KLEIDIAI=OFF \

@@ -5,6 +5,8 @@
 // is loaded. window.edgemtPage is the hook web/tests/browser_test.mjs uses.
 const params = new URLSearchParams(location.search);
 const packageUrl = new URL(params.get('package') ?? './edgemt/', location.href);
+// ?threads=N: the translator's threads (the threaded build only; default: worker.mjs decides).
+const threads = params.has('threads') ? Number(params.get('threads')) : undefined;
 if (!packageUrl.pathname.endsWith('/')) packageUrl.pathname += '/';
 
 const status = document.getElementById('status');
@@ -105,7 +107,8 @@ source.addEventListener('input', () => {
 function describe(info, name) {
   const megabytes = (info.fileBytes / 1e6).toFixed(1);
   return `${name}: ${info.sourceLanguage} → ${info.targetLanguage}, ${megabytes} MB` +
-         `${info.int8 ? ', int8' : ''}. Translation runs offline, in this page.`;
+         `${info.int8 ? ', int8' : ''}${info.threads > 1 ? `, ${info.threads} threads` : ''}. ` +
+         'Translation runs offline, in this page.';
 }
 
 // Loads a model's bytes (a promise of an ArrayBuffer) into the worker; the
@@ -114,7 +117,7 @@ async function loadModel(bytes, name) {
   showStatus(`Loading ${name}…`);
   try {
     const buffer = await bytes;
-    const info = await call({ type: 'load', packageUrl: packageUrl.href, model: buffer }, [buffer]);
+    const info = await call({ type: 'load', packageUrl: packageUrl.href, model: buffer, threads }, [buffer]);
     modelLoaded = true;
     modelSummary = describe(info, name);
     showStatus(modelSummary);

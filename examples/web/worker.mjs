@@ -6,7 +6,15 @@
 let edgemt = null;      // the package's edgemt.mjs, imported from the URL the page sends
 let translator = null;
 
-async function load({ packageUrl, model }) {
+// Threads: the page's ?threads=, else, in the threaded build on a
+// cross-origin-isolated page, up to 4 of the cores (a sentence at a time
+// gains little from more); else 1.
+function threadsFor(asked) {
+  if (asked != null) return asked;
+  return edgemt.threaded && self.crossOriginIsolated ? Math.min(navigator.hardwareConcurrency || 1, 4) : 1;
+}
+
+async function load({ packageUrl, model, threads }) {
   if (edgemt == null) {
     const url = new URL('edgemt.mjs', packageUrl).href;
     try {
@@ -15,12 +23,14 @@ async function load({ packageUrl, model }) {
       throw new Error(`cannot load the EdgeMT package from ${packageUrl} (?package=): ${error.message}`);
     }
   }
-  const start = performance.now();
-  const next = await edgemt.Translator.load(model, { maxBatchSize: 16 });
-  const loadMs = performance.now() - start;
+  // The old model goes first: two at once would need the memory (and, in
+  // the threaded build, the workers) of both.
   translator?.free();
-  translator = next;
-  return { ...translator.info, loadMs };
+  translator = null;
+  const start = performance.now();
+  translator = await edgemt.Translator.load(model, { maxBatchSize: 16, threads: threadsFor(threads) });
+  const loadMs = performance.now() - start;
+  return { ...translator.info, loadMs, threaded: edgemt.threaded };
 }
 
 // Times translating lines `batch` at a time (the calls alone): {ms, tokens};

@@ -19,6 +19,11 @@ export interface TranslatorOptions extends RuntimeOptions {
   maxTargetLength?: number;
   /** A cache of translated sentences, in bytes (default 0: none). */
   cacheBytes?: number;
+  /**
+   * Threads for the kernels (default 1). More than 1 only in the threaded
+   * build (`threaded`), at most navigator.hardwareConcurrency per page.
+   */
+  threads?: number;
 }
 
 /** Decoding; what a call leaves out comes from the model's defaults, as in the CLI. */
@@ -81,7 +86,15 @@ export interface ModelInfo {
   sourceVocabSize: number;
   targetVocabSize: number;
   maxPositions: number;
+  /** The translator's threads. */
+  threads: number;
 }
+
+/**
+ * true in the threaded build (Web Workers over shared memory; only in
+ * cross-origin-isolated pages, not in Node.js), false in the single-threaded one.
+ */
+export const threaded: boolean;
 
 /** Loads the WebAssembly runtime once; Translator.load calls it. */
 export function loadRuntime(options?: RuntimeOptions): Promise<unknown>;

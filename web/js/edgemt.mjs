@@ -2,7 +2,10 @@
 // web page, a worker or Node.js. The WebAssembly module (edgemt.wasm) is
 // fetched or read once per page or process; each Translator holds one model
 // and its packed weights until free(). Types: edgemt.d.ts; use: README.md.
+import { threaded } from './edgemt-build.mjs';
 import createEdgeMTModule from './edgemt-glue.mjs';
+
+export { threaded };
 
 const isNode = typeof process !== 'undefined' && process.versions != null && process.versions.node != null;
 
@@ -39,6 +42,15 @@ async function readBytes(source) {
 export function loadRuntime(options = {}) {
   if (modulePromise == null) {
     modulePromise = (async () => {
+      if (threaded && isNode) {
+        throw new EdgeMTError('this is the threaded build of EdgeMT, for web pages only: Node.js takes the ' +
+                              'single-threaded build (toolchains/wasm32-emscripten.cmake)');
+      }
+      if (threaded && globalThis.crossOriginIsolated !== true) {
+        throw new EdgeMTError('the threaded build of EdgeMT needs a cross-origin-isolated page (served with ' +
+                              'Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: ' +
+                              'require-corp); serve the single-threaded build otherwise');
+      }
       // The loader draws random bytes from the global Web Crypto, which
       // Node.js has as a global only from version 19.
       if (isNode && globalThis.crypto === undefined) globalThis.crypto = (await import('node:crypto')).webcrypto;
@@ -76,7 +88,9 @@ export class Translator {
    * Loads a model: an ArrayBuffer or typed array of the .edgemt file, a URL
    * or (Node) a path. options: maxBatchSize (16), maxBeamSize (the model's
    * beam size), maxSourceLength, maxTargetLength (0: the model's positions),
-   * cacheBytes (0: no translation cache), wasm (see loadRuntime).
+   * cacheBytes (0: no translation cache), threads (1; more only in the
+   * threaded build, at most the page's navigator.hardwareConcurrency),
+   * wasm (see loadRuntime).
    */
   static async load(model, options = {}) {
     const module = await loadRuntime(options);

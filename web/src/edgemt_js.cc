@@ -124,7 +124,13 @@ class Session {
     auto model = edgemt::Model::FromBuffer(bytes_, size_);
     if (!model.ok()) return Error(model.status().message());
     edgemt::TextTranslatorOptions o;
-    o.translator.num_threads = 1;
+    o.translator.num_threads = Field(options, "threads", 1);
+    if (o.translator.num_threads < 1) return Error("threads must be at least 1");
+#if !defined(__EMSCRIPTEN_PTHREADS__)
+    if (o.translator.num_threads > 1)
+      return Error("threads: " + std::to_string(o.translator.num_threads) +
+                   " asked, but this edgemt.wasm is the single-threaded build (the threaded one runs more)");
+#endif
     o.translator.max_batch_size = Field(options, "maxBatchSize", 16);
     o.translator.max_beam_size = Field(options, "maxBeamSize", edgemt::ModelMaxBeamSize(model.value()->config()));
     o.translator.max_source_length = Field(options, "maxSourceLength", 0);
@@ -151,6 +157,7 @@ class Session {
     out.set("sourceVocabSize", m.config().source_vocab_size);
     out.set("targetVocabSize", m.config().target_vocab_size);
     out.set("maxPositions", m.config().max_positions);
+    out.set("threads", translator_->options().translator.num_threads);
     return out;
   }
 

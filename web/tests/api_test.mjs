@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const repo = resolve(fileURLToPath(import.meta.url), '../../..');
 const packageDir = resolve(process.env.EDGEMT_WEB_PACKAGE ?? `${repo}/build-wasm/web/package`);
 const modelPath = `${repo}/models/multi30k-ende.int8.edgemt`;
-const { Translator, EdgeMTError, loadRuntime } = await import(pathToFileURL(`${packageDir}/edgemt.mjs`).href);
+const { Translator, EdgeMTError, loadRuntime, threaded } = await import(pathToFileURL(`${packageDir}/edgemt.mjs`).href);
 
 let translator;
 before(async () => { translator = await Translator.load(modelPath, { maxBeamSize: 4 }); });
@@ -99,6 +99,15 @@ test('bad options and bad arguments are EdgeMTErrors', () => {
   assert.throws(() => translator.translate([1]), EdgeMTError);
   assert.throws(() => translator.translateStreaming('A dog.', null), EdgeMTError);
   assert.deepEqual(translator.translate(['A dog runs.']).length, 1);  // still usable
+});
+
+test('this single-threaded build says so, and refuses more threads clearly', async () => {
+  assert.equal(threaded, false);
+  assert.equal(translator.info.threads, 1);
+  await assert.rejects(Translator.load(modelPath, { threads: 2 }),
+                       (error) => error instanceof EdgeMTError && /single-threaded build/.test(error.message));
+  await assert.rejects(Translator.load(modelPath, { threads: 0 }),
+                       (error) => error instanceof EdgeMTError && /threads must be at least 1/.test(error.message));
 });
 
 test('bytes that are not a model, and a truncated model, are refused clearly', async () => {

@@ -7,12 +7,18 @@
 // must fail with the runtime's EdgeMTError, shown in the page, and nothing
 // in the console.
 //
+// With --threads N (the threaded build): the pages are served cross-origin
+// isolated and load the model with ?threads=N, which the loaded translator
+// must report; and the same page served without isolation must refuse to
+// start, saying why, in the page.
+//
 //   node web/tests/browser_test.mjs --package build-wasm/web/package --page-dir examples/web
 //        --model FILE --sources FILE --expected FILE [--count 50] --screenshot OUT.png
-//        [--json OUT.json] [--outputs OUT.txt]
+//        [--json OUT.json] [--outputs OUT.txt] [--threads N]
 //
 // With --bench N instead of --expected (tests/bench/wasm_bench.py): the page
-// loads the model and translates the first N sources one at a time; the
+// loads the model and translates the first N sources one at a time (or
+// --bench-batch at a time); the
 // summary has bench {ms, tokens}, loadMs (Translator.load in the worker)
 // and firstTranslationMs, and console errors still fail it.
 //
@@ -104,6 +110,14 @@ const expected = benchCount ? null : firstLines(argument('--expected'), count);
 const screenshot = argument('--screenshot');
 const jsonPath = argument('--json', '');
 const outputsPath = argument('--outputs', '');
+const benchBatch = Number(argument('--bench-batch', '1'));
+const threads = Number(argument('--threads', '0'));  // 0: the build's default (the single-threaded build)
+
+// The page's query for the model: ?threads= only when asked.
+function modelQuery() {
+  const query = { model: `/models/${basename(model)}`, package: '/edgemt/', text: sources[0] };
+  return new URLSearchParams(threads ? { ...query, threads: String(threads) } : query);
+}
 
 if (!existsSync(CHROMIUM)) {
   console.error(`SKIP: ${CHROMIUM} is missing (Debian's chromium package)`);
@@ -117,10 +131,11 @@ let closing = false;  // Chromium is being closed: a worker it was attaching to 
 
 // The model's translations, the first one shown, the screenshot, offline.
 async function checkTranslations(browser, server) {
-  const query = new URLSearchParams({ model: `/models/${basename(model)}`, package: '/edgemt/', text: sources[0] });
-  const page = await openPage(browser, `${server.url}/index.html?${query}`);
+  const page = await openPage(browser, `${server.url}/index.html?${modelQuery()}`);
   pages.push(['', page]);
-  await evaluate(browser, page.sessionId, 'window.edgemtPage.ready');
+  const info = await evaluate(browser, page.sessionId, 'window.edgemtPage.ready');
+  summary.threads = info.threads;
+  if (threads && info.threads !== threads) failures.push(`the translator has ${info.threads} threads, not ${threads}`);
   const requestsWhenLoaded = server.requests.length;
 
   const { lines, ms } = await evaluate(browser, page.sessionId, `(async () => {
@@ -169,15 +184,33 @@ async function checkBadModel(browser, server) {
   }
 }
 
+// The threaded build on a page that is not cross-origin isolated: ready
+// rejects with an EdgeMTError that says so, shown in the page.
+async function checkNotIsolated(browser, plainServer) {
+  const page = await openPage(browser, `${plainServer.url}/index.html?${modelQuery()}`);
+  pages.push(['(not isolated) ', page]);
+  const outcome = await evaluate(browser, page.sessionId, `window.edgemtPage.ready.then(
+    () => ({ loaded: true }),
+    (error) => ({ name: error.name, message: error.message, shown: document.getElementById('status').textContent }))`);
+  summary.notIsolatedError = outcome.message;
+  if (outcome.loaded) {
+    failures.push('the threaded build loaded on a page that is not cross-origin isolated');
+  } else if (outcome.name !== 'EdgeMTError' || !/cross-origin-isolated/.test(outcome.message)) {
+    failures.push(`not isolated: ready rejected with ${outcome.name} "${outcome.message}"`);
+  } else if (!outcome.shown.includes(outcome.message)) {
+    failures.push(`not isolated: the page shows "${outcome.shown}", not the error`);
+  }
+}
+
 // Speed: the model loaded by ?model= (and its ?text= shown), then the sources one at a time.
 async function benchmark(browser, server) {
-  const query = new URLSearchParams({ model: `/models/${basename(model)}`, package: '/edgemt/', text: sources[0] });
-  const page = await openPage(browser, `${server.url}/index.html?${query}`);
+  const page = await openPage(browser, `${server.url}/index.html?${modelQuery()}`);
   pages.push(['', page]);
   const info = await evaluate(browser, page.sessionId, 'window.edgemtPage.ready');
   summary.loadMs = info.loadMs;
+  summary.threads = info.threads;
   summary.bench = await evaluate(browser, page.sessionId,
-                                 `window.edgemtPage.benchmark(${JSON.stringify(sources)}, 1)`, STEP_MS + 1000 * count);
+                                 `window.edgemtPage.benchmark(${JSON.stringify(sources)}, ${benchBatch})`, STEP_MS + 1000 * count);
   summary.firstTranslationMs = await evaluate(browser, page.sessionId, 'window.edgemtPage.firstTranslationMs');
   if (typeof summary.firstTranslationMs !== 'number') failures.push('the page showed no translation of ?text=');
   const { data } = await browser.send('Page.captureScreenshot', { format: 'png' }, page.sessionId);
@@ -186,7 +219,9 @@ async function benchmark(browser, server) {
 
 const garbage = mkdtempSync(join(tmpdir(), 'edgemt-not-a-model-'));
 writeFileSync(join(garbage, 'garbage.edgemt'), Buffer.alloc(1000));
-const server = await serve({ '/': pageDir, '/edgemt/': packageDir, '/models/': dirname(model), '/bad/': garbage });
+const routes = { '/': pageDir, '/edgemt/': packageDir, '/models/': dirname(model), '/bad/': garbage };
+const server = await serve(routes, { isolated: threads > 0 });
+const plainServer = threads > 0 && !benchCount ? await serve(routes) : null;
 const browser = launchChromium({ timeoutMs: STEP_MS });
 try {
   if (benchCount) {
@@ -194,6 +229,7 @@ try {
   } else {
     await checkTranslations(browser, server);
     await checkBadModel(browser, server);
+    if (plainServer) await checkNotIsolated(browser, plainServer);
   }
 } catch (error) {
   failures.push(error.message);
@@ -201,6 +237,7 @@ try {
   closing = true;
   await browser.close().catch((error) => failures.push(`closing Chromium: ${error.message}`));
   await server.close();
+  await plainServer?.close();
   rmSync(garbage, { recursive: true, force: true });
 }
 

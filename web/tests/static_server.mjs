@@ -1,7 +1,9 @@
 // A static file server for the browser test, on 127.0.0.1 and a free port:
 // URL prefixes map to folders; only files are served (no listings, no '..'),
 // .wasm as application/wasm. `requests` lists what was asked, so a test can
-// tell that a page fetched nothing more.
+// tell that a page fetched nothing more. With { isolated: true }, every
+// response carries the two headers that make a page cross-origin isolated
+// (what the threaded build needs for shared memory).
 //
 //   const server = await serve({ '/': 'examples/web', '/edgemt/': 'build-wasm/web/package' });
 //   server.url  // http://127.0.0.1:PORT
@@ -43,7 +45,13 @@ async function fileFor(routes, request) {
   }
 }
 
-export function serve(routeMap) {
+const ISOLATION_HEADERS = {
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Embedder-Policy': 'require-corp',
+};
+
+export function serve(routeMap, { isolated = false } = {}) {
+  const extra = isolated ? ISOLATION_HEADERS : {};
   const routes = Object.entries(routeMap).map(([prefix, folder]) => [prefix, resolve(folder)])
     .sort(([a], [b]) => b.length - a.length);
   const requests = [];
@@ -51,10 +59,10 @@ export function serve(routeMap) {
     requests.push(request.url);
     const file = await fileFor(routes, request);
     if (file === null) {
-      response.writeHead(404, { 'Content-Type': 'text/plain' }).end('not found\n');
+      response.writeHead(404, { 'Content-Type': 'text/plain', ...extra }).end('not found\n');
       return;
     }
-    response.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream' });
+    response.writeHead(200, { 'Content-Type': TYPES[extname(file)] ?? 'application/octet-stream', ...extra });
     if (request.method === 'HEAD') response.end();
     else createReadStream(file).on('error', () => response.destroy()).pipe(response);
   });

@@ -4,6 +4,8 @@ Node.js (web/tests/translate_lines.mjs) and headless Chromium (the example
 page, web/tests/browser_test.mjs) translate the 500 dev sentences with the
 int8 example model and a float32 conversion; each must give the native
 edgemt-translate's translation for at least 98% of them, and BLEU within 0.1.
+The threaded build's page (cross-origin isolated, 2 threads) must do the same
+with the int8 model, and Node.js must refuse that build with a clear error.
 Run by CTest in the wasm build directory, which sets:
   EDGEMT_WEB_PACKAGE  the npm package folder (build-wasm/web/package)
   EDGEMT_NATIVE_BIN   a native build's bin/ (its edgemt-translate is the reference)
@@ -66,7 +68,7 @@ class WasmMulti30k(unittest.TestCase):
         return run([NODE, os.path.join(REPO, "web", "tests", "translate_lines.mjs"), "--package", self.package,
                     "--model", model], stdin="".join(s + "\n" for s in self.sources)).stdout.split("\n")[:-1]
 
-    def browser_outputs(self, name, model, native):
+    def browser_outputs(self, name, model, native, threads=0):
         """The example page in headless Chromium translates the dev set; the script itself fails on
         any console error, and writes what the page translated."""
         expected = os.path.join(self.work.name, name + ".expected.de")
@@ -79,7 +81,7 @@ class WasmMulti30k(unittest.TestCase):
              "--page-dir", os.path.join(REPO, "examples", "web"), "--model", model, "--sources", DEV_EN,
              "--expected", expected, "--count", str(len(self.sources)), "--outputs", outputs,
              "--screenshot", os.path.join(os.environ.get("EDGEMT_TEST_OUTPUT", self.work.name), name + ".png"),
-             "--json", summary], capture_output=True, text=True)
+             "--json", summary] + (["--threads", str(threads)] if threads else []), capture_output=True, text=True)
         if result.returncode == 77:
             raise unittest.SkipTest(result.stderr.strip())
         self.assertEqual(result.returncode, 0, "browser_test.mjs failed:\n%s\n%s" % (result.stdout, result.stderr[-4000:]))
@@ -100,6 +102,22 @@ class WasmMulti30k(unittest.TestCase):
     def test_float32_chromium(self):
         native = self.native(self.float32)
         self.check_against("float32-chromium", self.browser_outputs("float32-chromium", self.float32, native), native)
+
+    # The threaded build (toolchains/wasm32-emscripten-threads.cmake; CTest runs these two there and
+    # the four above in the single-threaded build): the page cross-origin isolated, 2 threads.
+    def test_int8_chromium_threads(self):
+        native = self.native(EXAMPLE_INT8)
+        outputs = self.browser_outputs("int8-chromium-threads", EXAMPLE_INT8, native, threads=2)
+        self.check_against("int8-chromium-threads", outputs, native)
+
+    def test_node_refuses_threaded_build(self):
+        """Node.js cannot run this Emscripten's threads from an ES module: loading says so, clearly."""
+        result = subprocess.run([NODE, os.path.join(REPO, "web", "tests", "translate_lines.mjs"), "--package",
+                                 self.package, "--model", EXAMPLE_INT8], input="A dog.\n", capture_output=True,
+                                text=True)
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("threaded build of EdgeMT, for web pages only", result.stderr)
+        self.assertEqual(result.stdout, "")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,6 @@
 # -pthread (shared memory needs atomics throughout), against kernels built
 # the same way with pthreadpool's real pool (tools/kernel-deps.sh
 # wasm32-threads). Browsers only: this Emscripten's threads in Node.js need
-# require(), which an ES module lacks. web/README.md says what a page needs.
+# require(), which an ES module lacks. web/js/README.md says what a page needs.
 set(EDGEMT_WASM_THREADS ON)
 include(${CMAKE_CURRENT_LIST_DIR}/wasm32-emscripten.cmake)

@@ -2,9 +2,9 @@
 #
 #   cmake -S . -B build-wasm --toolchain toolchains/wasm32-emscripten.cmake
 #   cmake --build build-wasm            # build-wasm/web/: edgemt.mjs, edgemt.wasm, the npm package
-#   ctest --test-dir build-wasm         # Node.js and headless Chromium (web/README.md)
+#   ctest --test-dir build-wasm         # Node.js and headless Chromium (web/tests/)
 #
-# Needs emscripten, nodejs and chromium (tools/install-deps.sh wasm); the
+# Needs emscripten, nodejs and chromium (tools/install-deps.sh test installs them); the
 # first configure builds XNNPACK (SIMD128 kernels), pthreadpool, cpuinfo and
 # SentencePiece for wasm32 (tools/kernel-deps.sh wasm32, once per machine).
 # The build is single-threaded: pthreadpool's Emscripten shim runs every

@@ -286,7 +286,10 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
   EDGEMT_RETURN_IF_ERROR(state.packing->Pack(linears, impl->options.packed_cache_dir, [&](pthreadpool_t* pool) {
     if (pool_starter == nullptr) return Status::Ok();
     self->pool = *pool = pool_starter->Take();
-    if (self->pool == nullptr) return Status(StatusCode::kResourceExhausted, "cannot create the thread pool");
+    if (self->pool == nullptr) {
+      return Status(StatusCode::kResourceExhausted,
+                    "cannot start a pool of " + std::to_string(self->options.num_threads) + " threads");
+    }
     return Status::Ok();
   }, &impl->packing));
   std::unique_ptr<Translator> made(new (std::nothrow) Translator(std::move(impl)));

@@ -9,8 +9,9 @@
 //
 // With --threads N (the threaded build): the pages are served cross-origin
 // isolated and load the model with ?threads=N, which the loaded translator
-// must report; and the same page served without isolation must refuse to
-// start, saying why, in the page.
+// must report; one thread more than the workers the module started must be
+// refused clearly; and the same page served without isolation must refuse
+// to start, saying why, in the page.
 //
 //   node web/tests/browser_test.mjs --package build-wasm/web/package --page-dir examples/web
 //        --model FILE --sources FILE --expected FILE [--count 50] --screenshot OUT.png
@@ -202,6 +203,30 @@ async function checkNotIsolated(browser, plainServer) {
   }
 }
 
+// The threaded build asked for one thread more than it started workers for
+// (one per core, at most 16): the load is refused with the runtime's
+// EdgeMTError, shown in the page, and nothing hangs or crashes.
+async function checkTooManyThreads(browser, server) {
+  const probe = await openPage(browser, `${server.url}/index.html`);
+  pages.push(['(probe) ', probe]);
+  const cores = await evaluate(browser, probe.sessionId, 'navigator.hardwareConcurrency');
+  const tooMany = Math.min(cores || 2, 16) + 1;
+  const query = new URLSearchParams({ model: `/models/${basename(model)}`, package: '/edgemt/', threads: String(tooMany) });
+  const page = await openPage(browser, `${server.url}/index.html?${query}`);
+  pages.push([`(${tooMany} threads) `, page]);
+  const outcome = await evaluate(browser, page.sessionId, `window.edgemtPage.ready.then(
+    (info) => ({ loaded: true, threads: info.threads }),
+    (error) => ({ name: error.name, message: error.message, shown: document.getElementById('status').textContent }))`);
+  summary.tooManyThreadsError = outcome.message;
+  if (outcome.loaded) {
+    failures.push(`${tooMany} threads loaded with ${cores} workers started`);
+  } else if (outcome.name !== 'EdgeMTError' || !/pool of \d+ threads/.test(outcome.message)) {
+    failures.push(`${tooMany} threads: ready rejected with ${outcome.name} "${outcome.message}"`);
+  } else if (!outcome.shown.includes(outcome.message)) {
+    failures.push(`${tooMany} threads: the page shows "${outcome.shown}", not the error`);
+  }
+}
+
 // Speed: the model loaded by ?model= (and its ?text= shown), then the sources one at a time.
 async function benchmark(browser, server) {
   const page = await openPage(browser, `${server.url}/index.html?${modelQuery()}`);
@@ -229,7 +254,10 @@ try {
   } else {
     await checkTranslations(browser, server);
     await checkBadModel(browser, server);
-    if (plainServer) await checkNotIsolated(browser, plainServer);
+    if (plainServer) {
+      await checkTooManyThreads(browser, server);
+      await checkNotIsolated(browser, plainServer);
+    }
   }
 } catch (error) {
   failures.push(error.message);

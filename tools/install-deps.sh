@@ -18,9 +18,9 @@ for group in "${groups[@]}"; do
   case "$group" in
     build) packages+=(
       build-essential cmake pkg-config
-      # tools/kernel-deps.sh: unpacking the tarballs; fxdiv, a header XNNPACK
-      # and pthreadpool are built with; XNNPACK's build runs Python.
-      xz-utils libfxdiv-dev python3
+      # tools/kernel-deps.sh: unpacking and patching the tarballs; fxdiv, a
+      # header XNNPACK and pthreadpool are built with; XNNPACK's build runs Python.
+      xz-utils patch libfxdiv-dev python3
       # The model file's schema (headers, flatc).
       libflatbuffers-dev flatbuffers-compiler) ;;
     convert) packages+=(
@@ -39,8 +39,8 @@ for group in "${groups[@]}"; do
       # tests/tools/kernel_sources_test.sh signs its own test archive.
       gnupg
       # The WebAssembly build (toolchains/wasm32-emscripten.cmake) and its
-      # tests in Node.js and headless Chromium; patch for XNNPACK's CMake.
-      emscripten nodejs chromium patch) ;;
+      # tests in Node.js and headless Chromium.
+      emscripten nodejs chromium) ;;
     *) echo "usage: $0 [build] [convert] [test]" >&2; exit 2 ;;
   esac
 done

@@ -31,7 +31,9 @@ usage() { echo "usage: $0 host|arm64|armhf|wasm32|wasm32-threads" >&2; exit 2; }
 [ $# -eq 1 ] || usage
 target="$1"
 flags="-O2 -fPIC -DNDEBUG"
-pic=ON processor="" toolchain_args=() patches=() pthreadpool_args=()
+pic=ON processor="" toolchain_args=() pthreadpool_args=()
+# Every target: pthreadpool must fail, not hang, when a thread cannot start.
+patches=(pthreadpool:pthreadpool-thread-start.patch)
 case "$target" in
   host) cc=gcc cxx=g++
         # x86: loops on 32-byte boundaries (functions on 64), so that where
@@ -53,7 +55,7 @@ case "$target" in
           # Emscripten's root, so find_library must look there too.
           toolchain_args=(-DCMAKE_TOOLCHAIN_FILE=/usr/share/emscripten/cmake/Modules/Platform/Emscripten.cmake
                           -DCMAKE_FIND_ROOT_PATH_MODE_LIBRARY=BOTH)
-          patches=(xnnpack:xnnpack-wasm.patch)
+          patches+=(xnnpack:xnnpack-wasm.patch)
           # emcc's JavaScript tools need Debian's node-acorn, which a Node.js
           # from elsewhere (NodeSource's) does not look for in /usr/share/nodejs.
           export NODE_PATH="/usr/share/nodejs${NODE_PATH:+:$NODE_PATH}"

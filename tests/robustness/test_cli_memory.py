@@ -3,7 +3,8 @@ the Multi30k example translates a short line under `ulimit -v` 64 MB on x86-64, 
 limits (16 sentences of 256 positions: a 105 MB arena) could not start; --memory says what was planned, and
 the plan grows with the batch and the longest line, never past the limits, with the same translations.
 Under every address-space limit from 16 to 48 MB the CLI either translates or says memory ran out: it never
-crashes, and it writes one output line per input line whenever it starts.
+crashes, and it writes one output line per input line whenever it starts. With --threads 8 under limits that
+leave no room for some of the threads' stacks, it says the pool could not start instead of hanging.
 Run by CTest natively without sanitizers (ASan reserves terabytes of address space)."""
 import os
 import platform
@@ -37,16 +38,20 @@ def cli():
     return os.path.join(path, "edgemt-translate")
 
 
-def translate(lines, *extra, limit_kb=None):
+THREAD_STACK = 8 * 1024 * 1024  # glibc's threads take RLIMIT_STACK's size: fixed, so that the limits mean the same
+
+
+def translate(lines, *extra, limit_kb=None, timeout=None):
     command = [cli(), "--model", MODEL, "--memory", *extra]
     preexec = None
     if limit_kb is not None:
         import resource
 
         def preexec():
+            resource.setrlimit(resource.RLIMIT_STACK, (THREAD_STACK, THREAD_STACK))
             resource.setrlimit(resource.RLIMIT_AS, (limit_kb * 1024, limit_kb * 1024))
     result = subprocess.run(command, input="".join(line + "\n" for line in lines), capture_output=True, text=True,
-                            preexec_fn=preexec)
+                            preexec_fn=preexec, timeout=timeout)
     return result
 
 
@@ -117,6 +122,31 @@ class CliMemory(unittest.TestCase):
         # The sweep crosses from refusing to start, to refusing lines (the plan for their batch cannot be
         # allocated, nor for each line alone), to translating them.
         self.assertEqual(outcomes, {"refused", "lines refused", "translated"})
+
+    def test_threads_that_cannot_start_fail_the_pool_instead_of_hanging(self):
+        # 7 workers of 8 MB stacks each: under these limits some of them cannot start. pthreadpool used to
+        # wait for such a thread forever (tools/patches/pthreadpool-thread-start.patch).
+        if platform.machine() != "x86_64":
+            raise unittest.SkipTest("the limits swept are x86-64's")
+        lines = LINES[:4]
+        expected = translate(lines).stdout.splitlines()
+        outcomes = set()
+        for megabytes in range(48, 129, 8):
+            try:
+                result = translate(lines, "--threads", "8", limit_kb=megabytes * 1024, timeout=120)
+            except subprocess.TimeoutExpired:
+                self.fail(f"under {megabytes} MB with 8 threads: no answer in 120 s (a hang)")
+            where = f"under {megabytes} MB, 8 threads: exit {result.returncode}\n{result.stderr[-2000:]}"
+            self.assertIn(result.returncode, (0, 1), where)
+            if result.returncode == 1:
+                self.assertEqual(result.stdout, "", where)
+                self.assertIn("resource exhausted", result.stderr, where)
+                outcomes.add("pool refused" if "cannot start a pool of 8 threads" in result.stderr else "refused")
+            else:
+                self.assertEqual(result.stdout.splitlines(), expected, where)  # threads never change outputs
+                outcomes.add("translated")
+        self.assertIn("pool refused", outcomes)
+        self.assertIn("translated", outcomes)
 
 
 if __name__ == "__main__":

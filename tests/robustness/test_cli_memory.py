@@ -4,7 +4,8 @@ limits (16 sentences of 256 positions: a 105 MB arena) could not start; --memory
 the plan grows with the batch and the longest line, never past the limits, with the same translations.
 Under every address-space limit from 16 to 48 MB the CLI either translates or says memory ran out: it never
 crashes, and it writes one output line per input line whenever it starts. With --threads 8 under limits that
-leave no room for some of the threads' stacks, it says the pool could not start instead of hanging.
+leave no room for some of the threads' stacks (48 to 88 MB), it says the pool could not start instead of
+hanging.
 Run by CTest natively without sanitizers (ASan reserves terabytes of address space)."""
 import os
 import platform
@@ -124,14 +125,17 @@ class CliMemory(unittest.TestCase):
         self.assertEqual(outcomes, {"refused", "lines refused", "translated"})
 
     def test_threads_that_cannot_start_fail_the_pool_instead_of_hanging(self):
-        # 7 workers of 8 MB stacks each: under these limits some of them cannot start. pthreadpool used to
-        # wait for such a thread forever (tools/patches/pthreadpool-thread-start.patch).
+        # 7 workers of 8 MB stacks each: from 48 to 88 MB some of them cannot start, and pthreadpool used to
+        # wait for such a thread forever (tools/patches/pthreadpool-thread-start.patch); at 256 MB all start
+        # (at 128 MB not always: threads that allocate get glibc arenas of their own, 64 MB of address space
+        # each). Between (92-100 MB) the pool starts and later allocations run out, some of them in the
+        # standard library, which ends the process: the gap docs/robustness.md names, not this test's subject.
         if platform.machine() != "x86_64":
             raise unittest.SkipTest("the limits swept are x86-64's")
         lines = LINES[:4]
         expected = translate(lines).stdout.splitlines()
         outcomes = set()
-        for megabytes in range(48, 129, 8):
+        for megabytes in [*range(48, 89, 8), 256]:
             try:
                 result = translate(lines, "--threads", "8", limit_kb=megabytes * 1024, timeout=120)
             except subprocess.TimeoutExpired:

@@ -30,7 +30,7 @@ async function load({ packageUrl, model, threads }) {
   const start = performance.now();
   translator = await edgemt.Translator.load(model, { maxBatchSize: 16, threads: threadsFor(threads) });
   const loadMs = performance.now() - start;
-  return { ...translator.info, loadMs, threaded: edgemt.threaded };
+  return { ...translator.info, loadMs };
 }
 
 // Times translating lines `batch` at a time (the calls alone): {ms, tokens};

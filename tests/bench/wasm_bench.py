@@ -4,8 +4,8 @@
     tests/bench/wasm_bench.py --md build/bench-cache/wasm.md      # 3 rounds, the first 100 dev sentences
 
 Uses build/ (native, its bin/), build-wasm/ (the npm package folder, build-wasm/web/package) and, when it
-is there, build-wasm-threads/ (the threaded build's package); builds nothing. The model is the committed Multi30k int8 example; sources the first --limit dev sentences, normal
-stopping, batch 1.
+is there, build-wasm-threads/ (the threaded build's package); builds nothing. The model is the committed
+Multi30k int8 example; sources the first --limit dev sentences, normal stopping, batch 1 (b16: 16).
 
 1. Size: edgemt.wasm and Emscripten's loader (edgemt-glue.mjs), raw and gzip -9.
 2. Speed, batch 1, alternated round by round (each process under flock(/tmp/edgemt-cpu.lock)):

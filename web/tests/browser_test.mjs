@@ -114,10 +114,10 @@ const outputsPath = argument('--outputs', '');
 const benchBatch = Number(argument('--bench-batch', '1'));
 const threads = Number(argument('--threads', '0'));  // 0: the build's default (the single-threaded build)
 
-// The page's query for the model: ?threads= only when asked.
-function modelQuery() {
+// The page's query for the model: ?threads= only when asked (--threads, or pageThreads).
+function modelQuery(pageThreads = threads) {
   const query = { model: `/models/${basename(model)}`, package: '/edgemt/', text: sources[0] };
-  return new URLSearchParams(threads ? { ...query, threads: String(threads) } : query);
+  return new URLSearchParams(pageThreads ? { ...query, threads: String(pageThreads) } : query);
 }
 
 if (!existsSync(CHROMIUM)) {
@@ -168,63 +168,53 @@ async function checkTranslations(browser, server) {
   if (later.length > 0) failures.push(`the page fetched ${later.join(', ')} after the model was loaded`);
 }
 
-// A file that is not a model: ready rejects with the runtime's message, which the page shows.
-async function checkBadModel(browser, server) {
-  const page = await openPage(browser, `${server.url}/index.html?model=/bad/garbage.edgemt&package=/edgemt/`);
-  pages.push(['(not a model) ', page]);
+// Opens url, whose model load must fail: ready rejects with an EdgeMTError
+// whose message matches `expected`, and the page shows that message. The
+// message goes to summary[summaryKey]; a failure is named by `what`, and
+// `ifLoaded` says what loading would have meant.
+async function expectRefusal(browser, url, { what, summaryKey, expected, ifLoaded }) {
+  const page = await openPage(browser, url);
+  pages.push([`(${what}) `, page]);
   const outcome = await evaluate(browser, page.sessionId, `window.edgemtPage.ready.then(
     () => ({ loaded: true }),
     (error) => ({ name: error.name, message: error.message, shown: document.getElementById('status').textContent }))`);
-  summary.badModelError = outcome.message;
+  summary[summaryKey] = outcome.message;
   if (outcome.loaded) {
-    failures.push('1000 zero bytes loaded as a model');
-  } else if (outcome.name !== 'EdgeMTError' || !outcome.message) {
-    failures.push(`not a model: ready rejected with ${outcome.name} "${outcome.message}", not an EdgeMTError`);
+    failures.push(ifLoaded);
+  } else if (outcome.name !== 'EdgeMTError' || !outcome.message || !expected.test(outcome.message)) {
+    failures.push(`${what}: ready rejected with ${outcome.name} "${outcome.message}", not the EdgeMTError expected`);
   } else if (!outcome.shown.includes(outcome.message)) {
-    failures.push(`not a model: the page shows "${outcome.shown}", not the error "${outcome.message}"`);
+    failures.push(`${what}: the page shows "${outcome.shown}", not the error "${outcome.message}"`);
   }
 }
 
-// The threaded build on a page that is not cross-origin isolated: ready
-// rejects with an EdgeMTError that says so, shown in the page.
+// A file that is not a model: refused with the runtime's message.
+async function checkBadModel(browser, server) {
+  await expectRefusal(browser, `${server.url}/index.html?model=/bad/garbage.edgemt&package=/edgemt/`, {
+    what: 'not a model', summaryKey: 'badModelError', expected: /./, ifLoaded: '1000 zero bytes loaded as a model',
+  });
+}
+
+// The threaded build on a page that is not cross-origin isolated: refused, saying so.
 async function checkNotIsolated(browser, plainServer) {
-  const page = await openPage(browser, `${plainServer.url}/index.html?${modelQuery()}`);
-  pages.push(['(not isolated) ', page]);
-  const outcome = await evaluate(browser, page.sessionId, `window.edgemtPage.ready.then(
-    () => ({ loaded: true }),
-    (error) => ({ name: error.name, message: error.message, shown: document.getElementById('status').textContent }))`);
-  summary.notIsolatedError = outcome.message;
-  if (outcome.loaded) {
-    failures.push('the threaded build loaded on a page that is not cross-origin isolated');
-  } else if (outcome.name !== 'EdgeMTError' || !/cross-origin-isolated/.test(outcome.message)) {
-    failures.push(`not isolated: ready rejected with ${outcome.name} "${outcome.message}"`);
-  } else if (!outcome.shown.includes(outcome.message)) {
-    failures.push(`not isolated: the page shows "${outcome.shown}", not the error`);
-  }
+  await expectRefusal(browser, `${plainServer.url}/index.html?${modelQuery()}`, {
+    what: 'not isolated', summaryKey: 'notIsolatedError', expected: /cross-origin-isolated/,
+    ifLoaded: 'the threaded build loaded on a page that is not cross-origin isolated',
+  });
 }
 
 // The threaded build asked for one thread more than it started workers for
 // (one per core, at most 16): the load is refused with the runtime's
-// EdgeMTError, shown in the page, and nothing hangs or crashes.
+// message, and nothing hangs or crashes.
 async function checkTooManyThreads(browser, server) {
   const probe = await openPage(browser, `${server.url}/index.html`);
   pages.push(['(probe) ', probe]);
   const cores = await evaluate(browser, probe.sessionId, 'navigator.hardwareConcurrency');
   const tooMany = Math.min(cores || 2, 16) + 1;
-  const query = new URLSearchParams({ model: `/models/${basename(model)}`, package: '/edgemt/', threads: String(tooMany) });
-  const page = await openPage(browser, `${server.url}/index.html?${query}`);
-  pages.push([`(${tooMany} threads) `, page]);
-  const outcome = await evaluate(browser, page.sessionId, `window.edgemtPage.ready.then(
-    (info) => ({ loaded: true, threads: info.threads }),
-    (error) => ({ name: error.name, message: error.message, shown: document.getElementById('status').textContent }))`);
-  summary.tooManyThreadsError = outcome.message;
-  if (outcome.loaded) {
-    failures.push(`${tooMany} threads loaded with ${cores} workers started`);
-  } else if (outcome.name !== 'EdgeMTError' || !/pool of \d+ threads/.test(outcome.message)) {
-    failures.push(`${tooMany} threads: ready rejected with ${outcome.name} "${outcome.message}"`);
-  } else if (!outcome.shown.includes(outcome.message)) {
-    failures.push(`${tooMany} threads: the page shows "${outcome.shown}", not the error`);
-  }
+  await expectRefusal(browser, `${server.url}/index.html?${modelQuery(tooMany)}`, {
+    what: `${tooMany} threads`, summaryKey: 'tooManyThreadsError', expected: /pool of \d+ threads/,
+    ifLoaded: `${tooMany} threads loaded with ${cores} workers started`,
+  });
 }
 
 // Speed: the model loaded by ?model= (and its ?text= shown), then the sources one at a time.

@@ -1,5 +1,6 @@
 #include "ops/shortlisted_projection.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -14,6 +15,27 @@ namespace {
 
 // Rows computed together over one weight row: a beam's worth.
 constexpr size_t kGroupRows = 4;
+// Columns per task: a pool splits even one sentence's list (a greedy step's
+// ~1,000 ids) between its threads.
+constexpr size_t kColumnTile = 128;
+// The rows are scattered through the weight, so a plain loop waits on memory
+// for each one (the hardware prefetchers follow strides, not id lists): the
+// rows this many columns ahead are fetched while the current one is added.
+constexpr size_t kPrefetchColumns = 4;
+// Reading scattered rows costs more per product than XNNPACK's streamed
+// ones, so a pool pays off at a quarter of the full product's threshold.
+constexpr size_t kMinParallelShortlistMacs = kMinParallelMacs / 4;
+constexpr size_t kCacheLine = 64;
+
+inline void PrefetchBytes(const void* address, size_t bytes) {
+#if defined(__GNUC__)
+  const char* p = static_cast<const char*>(address);
+  for (size_t offset = 0; offset < bytes; offset += kCacheLine) __builtin_prefetch(p + offset);
+#else
+  (void)address;
+  (void)bytes;
+#endif
+}
 
 // Integer sums are exact, so every instruction set gives the same bits.
 inline int32_t DotInt8(const int16_t* a, const int8_t* w, size_t n) {
@@ -22,12 +44,16 @@ inline int32_t DotInt8(const int16_t* a, const int8_t* w, size_t n) {
   return acc;
 }
 
-// w holds n / 2 bytes of nibble pairs (q + 8, the lower nibble first).
-inline int32_t DotInt4(const int16_t* a, const uint8_t* w, size_t n) {
+// One block of an int4 row: w holds `pairs` bytes of nibble pairs (q + 8,
+// the lower nibble first); even and odd are the block's input elements at
+// even and odd positions (SplitBlocks), so both nibbles meet contiguous
+// inputs and the loop vectorizes.
+inline int32_t DotInt4(const int16_t* even, const int16_t* odd, const uint8_t* w, size_t pairs) {
   int32_t acc = 0;
-  for (size_t k = 0; k < n / 2; ++k) {
-    acc += static_cast<int32_t>(a[2 * k]) * (static_cast<int32_t>(w[k] & 0xF) - 8);
-    acc += static_cast<int32_t>(a[2 * k + 1]) * (static_cast<int32_t>(w[k] >> 4) - 8);
+  for (size_t k = 0; k < pairs; ++k) {
+    const int16_t low = static_cast<int16_t>((w[k] & 0xF) - 8);
+    const int16_t high = static_cast<int16_t>((w[k] >> 4) - 8);
+    acc += static_cast<int32_t>(even[k]) * low + static_cast<int32_t>(odd[k]) * high;
   }
   return acc;
 }
@@ -42,64 +68,102 @@ inline float DotFloat(const float* a, const float* w, size_t n) {
   return AddLanes(partial);
 }
 
-// One group: `rows` rows (at most kGroupRows) sharing `columns`.
-struct Group {
+// One task: `rows` rows (at most kGroupRows) sharing a list, over its
+// columns [begin, end).
+struct Tile {
   const float* in;              // float rows (float32 weights)
   const int16_t* centered;      // the quantized rows minus their zero points
   const xnn_quantization_params* params;
   size_t rows;
   float* out;
+  size_t begin, end;
 };
 
 EDGEMT_VECTORIZED
-void ProjectInt8(const MatrixView& w, const float* bias, const OutputColumns& columns, const Group& g,
-                 size_t in, size_t out_stride) {
-  for (size_t c = 0; c < columns.count; ++c) {
+void ProjectInt8(const MatrixView& w, const float* bias, const OutputColumns& columns, const Tile& t, size_t in,
+                 size_t out_stride) {
+  for (size_t c = t.begin; c < t.end; ++c) {
+    if (c + kPrefetchColumns < t.end) {
+      const size_t ahead = static_cast<size_t>(columns.ids[c + kPrefetchColumns]);
+      PrefetchBytes(w.i8() + ahead * in, in);
+      PrefetchBytes(w.scales + ahead, 1);
+      if (bias != nullptr) PrefetchBytes(bias + ahead, 1);
+    }
     const size_t id = static_cast<size_t>(columns.ids[c]);
     const int8_t* row = w.i8() + id * in;
     const float scale = w.scales[id];
     const float b = bias != nullptr ? bias[id] : 0.0f;
-    for (size_t r = 0; r < g.rows; ++r) {
-      const int32_t acc = DotInt8(g.centered + r * in, row, in);
-      g.out[r * out_stride + c] = static_cast<float>(acc) * g.params[r].scale * scale + b;
+    for (size_t r = 0; r < t.rows; ++r) {
+      const int32_t acc = DotInt8(t.centered + r * in, row, in);
+      t.out[r * out_stride + c] = static_cast<float>(acc) * t.params[r].scale * scale + b;
     }
   }
 }
 
 EDGEMT_VECTORIZED
-void ProjectInt4(const MatrixView& w, const float* bias, const OutputColumns& columns, const Group& g,
-                 size_t in, size_t out_stride) {
+void ProjectInt4(const MatrixView& w, const float* bias, const OutputColumns& columns, const Tile& t, size_t in,
+                 size_t out_stride) {
   const size_t block = static_cast<size_t>(w.block_size);
   const size_t blocks = in / block;
-  for (size_t c = 0; c < columns.count; ++c) {
+  const size_t pairs = block / 2;
+  for (size_t c = t.begin; c < t.end; ++c) {
+    if (c + kPrefetchColumns < t.end) {
+      const size_t ahead = static_cast<size_t>(columns.ids[c + kPrefetchColumns]);
+      PrefetchBytes(w.nibbles() + ahead * in / 2, in / 2);
+      PrefetchBytes(w.block_scales + ahead * blocks, blocks * sizeof(uint16_t));
+      if (bias != nullptr) PrefetchBytes(bias + ahead, 1);
+    }
     const size_t id = static_cast<size_t>(columns.ids[c]);
     const uint8_t* row = w.nibbles() + id * in / 2;
     const uint16_t* scales = w.block_scales + id * blocks;
     const float b = bias != nullptr ? bias[id] : 0.0f;
-    for (size_t r = 0; r < g.rows; ++r) {
-      const int16_t* a = g.centered + r * in;
+    for (size_t r = 0; r < t.rows; ++r) {
+      const int16_t* a = t.centered + r * in;
       float sum = 0.0f;
-      for (size_t k = 0; k < blocks; ++k)
-        sum += static_cast<float>(DotInt4(a + k * block, row + k * block / 2, block)) * Bfloat16ToFloat(scales[k]);
-      g.out[r * out_stride + c] = sum * g.params[r].scale + b;
+      for (size_t k = 0; k < blocks; ++k) {
+        const int16_t* even = a + k * block;
+        const int32_t acc = DotInt4(even, even + pairs, row + k * pairs, pairs);
+        sum += static_cast<float>(acc) * Bfloat16ToFloat(scales[k]);
+      }
+      t.out[r * out_stride + c] = sum * t.params[r].scale + b;
     }
   }
 }
 
 EDGEMT_VECTORIZED
-void ProjectFloat(const MatrixView& w, const float* bias, const OutputColumns& columns, const Group& g, size_t in,
+void ProjectFloat(const MatrixView& w, const float* bias, const OutputColumns& columns, const Tile& t, size_t in,
                   size_t out_stride) {
-  for (size_t c = 0; c < columns.count; ++c) {
+  for (size_t c = t.begin; c < t.end; ++c) {
+    if (c + kPrefetchColumns < t.end) {
+      const size_t ahead = static_cast<size_t>(columns.ids[c + kPrefetchColumns]);
+      PrefetchBytes(w.f32() + ahead * in, in * sizeof(float));
+      if (bias != nullptr) PrefetchBytes(bias + ahead, 1);
+    }
     const size_t id = static_cast<size_t>(columns.ids[c]);
     const float* row = w.f32() + id * in;
     const float b = bias != nullptr ? bias[id] : 0.0f;
-    for (size_t r = 0; r < g.rows; ++r) g.out[r * out_stride + c] = DotFloat(g.in + r * in, row, in) + b;
+    for (size_t r = 0; r < t.rows; ++r) t.out[r * out_stride + c] = DotFloat(t.in + r * in, row, in) + b;
   }
 }
 
+// The quantized row minus its zero point, as int16 (products of two int8
+// ranges overflow nothing in int32 over a row).
 EDGEMT_VECTORIZED
 void Center(const int8_t* q, int32_t zero_point, size_t n, int16_t* out) {
   for (size_t k = 0; k < n; ++k) out[k] = static_cast<int16_t>(static_cast<int32_t>(q[k]) - zero_point);
+}
+
+// As Center, each block of `block` elements rearranged as its even
+// positions, then its odd ones (the layout DotInt4 reads).
+EDGEMT_VECTORIZED
+void CenterSplitBlocks(const int8_t* q, int32_t zero_point, size_t n, size_t block, int16_t* out) {
+  const size_t pairs = block / 2;
+  for (size_t start = 0; start < n; start += block) {
+    for (size_t k = 0; k < pairs; ++k) {
+      out[start + k] = static_cast<int16_t>(static_cast<int32_t>(q[start + 2 * k]) - zero_point);
+      out[start + pairs + k] = static_cast<int16_t>(static_cast<int32_t>(q[start + 2 * k + 1]) - zero_point);
+    }
+  }
 }
 
 }  // namespace
@@ -141,14 +205,25 @@ Status ShortlistedProjection::Run(const float* in, size_t rows, const OutputColu
     if (status != xnn_status_success)
       return Status(StatusCode::kInternal, "XNNPACK failed to quantize the output projection's input (status " +
                                                std::to_string(status) + ")");
-    for (size_t r = 0; r < rows; ++r)
-      Center(scratch.quantized.input + r * width, scratch.quantized.params[r].zero_point, width,
-             scratch.centered + r * width);
+    const bool int4 = w.type == WeightType::kInt4;
+    for (size_t r = 0; r < rows; ++r) {
+      const int8_t* q = scratch.quantized.input + r * width;
+      const int32_t zero_point = scratch.quantized.params[r].zero_point;
+      if (int4) {
+        CenterSplitBlocks(q, zero_point, width, static_cast<size_t>(w.block_size), scratch.centered + r * width);
+      } else {
+        Center(q, zero_point, width, scratch.centered + r * width);
+      }
+    }
   }
-  // Groups: consecutive rows with the same list, kGroupRows at most.
-  size_t work = 0;
-  for (size_t r = 0; r < rows; ++r) work += columns[r].count;
-  const bool parallel = work * width >= kMinParallelMacs;
+  // Groups: consecutive rows with the same list, kGroupRows at most; each
+  // group's columns in tiles of kColumnTile.
+  size_t work = 0, longest = 0;
+  for (size_t r = 0; r < rows; ++r) {
+    work += columns[r].count;
+    longest = std::max(longest, columns[r].count);
+  }
+  const bool parallel = work * width >= kMinParallelShortlistMacs;
   size_t groups = 0;
   for (size_t r = 0; r < rows; ++groups) {
     scratch.group_starts[groups] = static_cast<uint32_t>(r);
@@ -157,22 +232,34 @@ Status ShortlistedProjection::Run(const float* in, size_t rows, const OutputColu
     r += n;
   }
   scratch.group_starts[groups] = static_cast<uint32_t>(rows);
-  auto run_group = [&](size_t, size_t index) {
-    const size_t r = scratch.group_starts[index];
-    const size_t n = scratch.group_starts[index + 1] - r;
+  // Task i is tile i % tiles of group i / tiles; a group with a shorter list
+  // has empty tiles at its end.
+  const size_t tiles = (longest + kColumnTile - 1) / kColumnTile;
+  auto run_tile = [&](size_t, size_t index) {
+    const size_t group = index / tiles;
+    const size_t r = scratch.group_starts[group];
+    const size_t n = scratch.group_starts[group + 1] - r;
+    const OutputColumns& list = columns[r];
+    const size_t begin = (index % tiles) * kColumnTile;
+    if (begin >= list.count) return;
     // The quantized input exists for quantized weights only.
     const bool quantized = view_.is_quantized();
-    Group g{in + r * width, quantized ? scratch.centered + r * width : nullptr,
-            quantized ? scratch.quantized.params + r : nullptr, n, out + r * out_stride};
+    const Tile t{in + r * width,
+                 quantized ? scratch.centered + r * width : nullptr,
+                 quantized ? scratch.quantized.params + r : nullptr,
+                 n,
+                 out + r * out_stride,
+                 begin,
+                 std::min(list.count, begin + kColumnTile)};
     if (w.type == WeightType::kInt8) {
-      ProjectInt8(w, view_.bias, columns[r], g, width, out_stride);
+      ProjectInt8(w, view_.bias, list, t, width, out_stride);
     } else if (w.type == WeightType::kInt4) {
-      ProjectInt4(w, view_.bias, columns[r], g, width, out_stride);
+      ProjectInt4(w, view_.bias, list, t, width, out_stride);
     } else {
-      ProjectFloat(w, view_.bias, columns[r], g, width, out_stride);
+      ProjectFloat(w, view_.bias, list, t, width, out_stride);
     }
   };
-  ParallelFor(pool, parallel, groups, run_group);
+  ParallelFor(pool, parallel, groups * tiles, run_tile);
   return Status::Ok();
 }
 

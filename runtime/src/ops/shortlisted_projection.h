@@ -8,7 +8,9 @@
 // XNNPACK's own convert (so the logits are those of the full product up to
 // the rounding of its last float operations), a float32 weight as it is.
 // Rows that share a list (a sentence's beams) are computed together, each
-// weight row read once for all of them.
+// weight row read once for all of them; the rows a few ids ahead are
+// prefetched, as they lie scattered through the weight, and a pool splits a
+// list's columns between its threads.
 #pragma once
 
 #include <pthreadpool.h>

@@ -128,7 +128,8 @@ def parse_args():
 def main():
     args = parse_args()
     names = [n for n in args.models.split(",") if n]
-    paths.require(paths.BENCH, paths.TRANSLATE, paths.FIXED_IDS)
+    paths.require(paths.BENCH, paths.TRANSLATE)
+    models.fixed_sources(paths.CACHE)  # the same ids run_benchmarks.py writes
     if "multi30k" in names and not os.path.isdir(paths.MULTI30K):
         raise SystemExit("multi30k needs ../shared")
     stamp = models.converter_stamp()

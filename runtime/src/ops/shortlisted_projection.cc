@@ -46,7 +46,7 @@ inline int32_t DotInt8(const int16_t* a, const int8_t* w, size_t n) {
 
 // One block of an int4 row: w holds `pairs` bytes of nibble pairs (q + 8,
 // the lower nibble first); even and odd are the block's input elements at
-// even and odd positions (SplitBlocks), so both nibbles meet contiguous
+// even and odd positions (CenterSplitBlocks), so both nibbles meet contiguous
 // inputs and the loop vectorizes.
 inline int32_t DotInt4(const int16_t* even, const int16_t* odd, const uint8_t* w, size_t pairs) {
   int32_t acc = 0;

@@ -194,6 +194,16 @@ def run_config(m, c):
     return dict(seconds=float(seconds), tokens=int(tokens))
 
 
+def result_key(configuration):
+    """The JSON's name of a configuration (runtime, variant, beam, threads): "edgemt int8+sl beam4 t2"."""
+    return "%s %s beam%d t%d" % configuration
+
+
+def parse_result_key(key):
+    runtime, variant, beam, threads = key.split()
+    return runtime, variant, int(beam[len("beam"):]), int(threads[len("t"):])
+
+
 def best(results, runtime, variant, beam):
     """(median seconds at the better thread count, that thread count)."""
     options = [(median([x["seconds"] for x in results[(runtime, variant, beam, t)]]), t) for t in THREADS
@@ -230,8 +240,8 @@ def section(all_results, meta):
 
         def ratio(a, b):
             return "-" if a is None or b is None else "%.2fx" % (a / b)
-        ratio_rows.append([name, ratio(g, g_sl), ratio(g, int4), ratio(g, int4_sl), ratio(b4, b4_sl), ratio(b4, g), ratio(b4_sl, g_sl),
-                           ratio(c4, b4), ratio(c4_vmap, b4_sl)])
+        ratio_rows.append([name, ratio(g, g_sl), ratio(g, int4), ratio(g, int4_sl), ratio(b4, b4_sl), ratio(b4, g),
+                           ratio(b4_sl, g_sl), ratio(c4, b4), ratio(c4_vmap, b4_sl)])
     s.table(["model", "runtime, file", "greedy ms", "beam 4 ms"], rows)
     s.table(["model", "shortlist speed-up, greedy (goal opus 1.8x)", "int4 vs int8, greedy (goal opus 1.8x)",
              "int4 + shortlist vs int8 (goal opus 3.5x)",
@@ -252,12 +262,8 @@ def main():
     if args.render:
         with open(args.render) as f:
             data = json.load(f)
-        all_results = {}
-        for name, runs in data["results"].items():
-            all_results[name] = {}
-            for key, value in runs.items():
-                runtime, variant, beam, threads = key.split()
-                all_results[name][(runtime, variant, int(beam[4:]), int(threads[1:]))] = value
+        all_results = {name: {parse_result_key(k): v for k, v in runs.items()}
+                       for name, runs in data["results"].items()}
         publish(section(all_results, data["meta"]), dict(meta=data["meta"], results=data["results"]), args.json,
                 args.md)
         return
@@ -276,7 +282,7 @@ def main():
         all_results[name] = runs
         log("%s: done" % name)
     machine.finish_meta(meta, COMMANDS)
-    results = {n: {"%s %s beam%d t%d" % c: v for c, v in r.items()} for n, r in all_results.items()}
+    results = {n: {result_key(c): v for c, v in r.items()} for n, r in all_results.items()}
     publish(section(all_results, meta), dict(meta=meta, results=results), args.json, args.md)
 
 

@@ -18,7 +18,6 @@
 #include "decoding/beam_search.h"
 #include "decoding/decoding_job.h"
 #include "decoding/greedy.h"
-#include "decoding/log_sum_exp.h"
 #include "decoding/scoring.h"
 #include "decoding/shortlist.h"
 #include "layers/decoder.h"
@@ -50,7 +49,6 @@ struct Translator::Impl final : StepModel {
   std::unique_ptr<uint8_t[], AlignedDelete> owned_arena;
   Encoder encoder;
   Decoder decoder;
-  LogSumExp log_sum_exp;  // log-probabilities for beams and scores
   pthreadpool_t pool = nullptr;
   TranslationProfile profile;
   ModelPacking::Outcome packing;
@@ -171,7 +169,6 @@ struct Translator::Impl final : StepModel {
     job.prefixes = decode.target_prefixes;
     job.processors = LogitsProcessors::Of(decode, model->config().unk_id);
     job.max_target = limits.target;
-    job.log_sum_exp = &log_sum_exp;
     job.profile = profiling();
     return job;
   }
@@ -266,7 +263,6 @@ Result<std::unique_ptr<Translator>> Translator::Create(std::shared_ptr<const Mod
     return Status(StatusCode::kUnsupported, "XNNPACK cannot run on this CPU (status " + std::to_string(init) + ")");
 
   impl->workspace.Plan(config, state.weights.is_int8, impl->limits, &impl->layout);
-  EDGEMT_RETURN_IF_ERROR(impl->log_sum_exp.Init(static_cast<size_t>(config.target_vocab_size)));
   EDGEMT_RETURN_IF_ERROR(impl->BindArena());
   if (impl->workspace.shortlist_seen != nullptr)
     std::fill_n(impl->workspace.shortlist_seen, static_cast<size_t>(config.target_vocab_size), uint8_t{0});

@@ -1,12 +1,13 @@
 // One beam-search step on hand-made logits (decoding/beam_search.h): when a
 // sentence stops (CTranslate2's rule: beam_size finished with a length
 // penalty; without one, num_hypotheses finished after a step whose best
-// candidate was </s>; the length limit), and the log-sum-exp normalizer
+// candidate was </s>; the length limit), its candidates over a wide
+// vocabulary against a sort, and the log-sum-exp normalizer
 // the scores use, against a double-precision sum, with and without
 // excluded ids.
 #include <doctest/doctest.h>
-#include <xnnpack.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -180,13 +181,56 @@ TEST_CASE("at the length limit, each of the best beam_size candidates finishes, 
   CHECK(buffers.fin_ids[kSteps + 1] == 5);
 }
 
+TEST_CASE("the step's candidates over a wide vocabulary are the best scores of all rows") {
+  // Rows of 1,000 logits: the search skips, 64 at a time, the logits that
+  // cannot enter the list. Against a sort of every (row, id) score.
+  const size_t vocab = 1000;
+  const size_t beam = 4;
+  std::mt19937 random(11);
+  for (int trial = 0; trial < 20; ++trial) {
+    CAPTURE(trial);
+    std::normal_distribution<float> normal(0.0f, trial % 2 == 0 ? 1.0f : 6.0f);
+    std::vector<float> logits(beam * vocab);
+    for (float& x : logits) x = normal(random);
+    if (trial % 4 == 1) logits[beam * vocab - 1] = 30.0f;  // the best in the last slot of the last row
+    if (trial % 4 == 3) logits[vocab + 63] = logits[vocab + 64] = 25.0f;  // a tie across a block boundary
+    BeamRule rule = Rule(beam, 1);
+    rule.vocab = vocab;
+    Buffers buffers(beam);
+    std::vector<float> lse(beam);
+    for (size_t r = 0; r < beam; ++r) {
+      buffers.cumulative[r] = -0.5f * static_cast<float>(r);
+      lse[r] = LogSumExp(logits.data() + r * vocab, vocab);
+    }
+    struct Scored {
+      float score;
+      int32_t row, token;
+    };
+    std::vector<Scored> all;
+    for (size_t r = 0; r < beam; ++r) {
+      for (size_t v = 0; v < vocab; ++v) {
+        if (rule.banned.Contains(static_cast<int32_t>(v)) || static_cast<int32_t>(v) == kEos) continue;
+        all.push_back({buffers.cumulative[r] + (logits[r * vocab + v] - lse[r]), static_cast<int32_t>(r),
+                       static_cast<int32_t>(v)});
+      }
+    }
+    std::stable_sort(all.begin(), all.end(), [](const Scored& a, const Scored& b) { return a.score > b.score; });
+    std::vector<int32_t> next(beam, -1);
+    const BeamStepResult result = BeamStep(rule, 0, logits.data(), lse.data(), beam, 0, /*eos_allowed=*/false,
+                                           /*last_step=*/false, 0, &buffers.b, next.data());
+    REQUIRE(result.live == beam);
+    for (size_t k = 0; k < beam; ++k) {
+      CAPTURE(k);
+      CHECK(next[k] == all[k].token);
+      CHECK(buffers.parent[k] == all[k].row);
+      CHECK(buffers.cumulative[k] == all[k].score);
+    }
+  }
+}
+
 TEST_CASE("the log-sum-exp normalizer matches a double-precision sum") {
-  REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
   std::mt19937 random(7);
   for (size_t vocab : {1u, 7u, 33u, 8000u, 32001u}) {
-    LogSumExp lse;
-    REQUIRE(lse.Init(vocab).ok());
-    std::vector<float> scratch(vocab);
     for (float spread : {0.1f, 5.0f, 40.0f}) {
       std::normal_distribution<float> normal(3.0f, spread);
       std::vector<float> logits(vocab);
@@ -196,26 +240,36 @@ TEST_CASE("the log-sum-exp normalizer matches a double-precision sum") {
       double sum = 0.0;
       for (float x : logits) sum += std::exp(static_cast<double>(x) - top);
       const double expected = top + std::log(sum);
-      // XNNPACK sums the exps in float vector accumulators of at least 4
-      // lanes (SSE, AVX, NEON): the worst-case relative error of that sum is
-      // (vocab / 4 + 2) u, u = 2^-24, and its exp approximation adds at most
-      // 4 u per term (so 4 u of the sum); the reciprocal, log and max - log
-      // add a few u of log(sum) and of the result. A relative error e of the
-      // sum moves its log by at most e (1 + e).
+      // The exps are summed in 16 float lanes: the worst-case relative error
+      // of that sum is (vocab / 16 + 4) u, u = 2^-24, and the exp
+      // approximation adds at most 4 u per term (so 4 u of the sum); the
+      // log and max + log add a few u of log(sum) and of the result. A
+      // relative error e of the sum moves its log by at most e (1 + e).
       const double u = std::ldexp(1.0, -24);
-      const double sum_error = (static_cast<double>(vocab) / 4.0 + 2.0 + 4.0 + 2.0) * u;
+      const double sum_error = (static_cast<double>(vocab) / 16.0 + 4.0 + 4.0) * u;
       const double tolerance = sum_error * (1.0 + sum_error) + 4 * u * (std::log(sum) + std::fabs(expected));
-      CHECK(std::fabs(lse.Of(logits.data(), logits.size(), scratch.data()) - expected) <= tolerance);
+      CHECK(std::fabs(LogSumExp(logits.data(), logits.size()) - expected) <= tolerance);
     }
   }
 }
 
+TEST_CASE("the log-sum-exp of NaNs, infinities and nothing") {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  std::vector<float> row(40, -inf);
+  CHECK(LogSumExp(row.data(), 0) == -inf);
+  CHECK(LogSumExp(row.data(), row.size()) == -inf);
+  row[17] = 2.0f;
+  row[30] = nan;  // counts as probability 0
+  CHECK(LogSumExp(row.data(), row.size()) == doctest::Approx(2.0));
+  row[3] = 2.0f;
+  CHECK(LogSumExp(row.data(), row.size()) == doctest::Approx(2.0 + std::log(2.0)));
+  row[5] = inf;
+  CHECK(LogSumExp(row.data(), row.size()) == inf);
+}
+
 TEST_CASE("the normalizer without excluded ids is the log-sum-exp of the allowed logits") {
-  REQUIRE(xnn_initialize(nullptr) == xnn_status_success);
   const size_t vocab = 50;
-  LogSumExp lse;
-  REQUIRE(lse.Init(vocab).ok());
-  std::vector<float> scratch(vocab);
   // The excluded ids hold a little, half, or nearly all of the probability (the double-precision path).
   for (float excluded_logit : {-3.0f, 4.0f, 40.0f}) {
     CAPTURE(excluded_logit);
@@ -230,9 +284,9 @@ TEST_CASE("the normalizer without excluded ids is the log-sum-exp of the allowed
     for (size_t v = 0; v < vocab; ++v) {
       if (v != 3 && v != 11) sum += std::exp(static_cast<double>(logits[v]));
     }
-    const float all = lse.Of(logits.data(), logits.size(), scratch.data());
-    const float allowed = ExcludingIds(all, logits.data(), scratch.data(), vocab, excluded);
+    const float all = LogSumExp(logits.data(), logits.size());
+    const float allowed = ExcludingIds(all, logits.data(), vocab, excluded);
     CHECK(std::fabs(allowed - std::log(sum)) <= 1e-5);
-    CHECK(ExcludingIds(all, logits.data(), scratch.data(), vocab, BannedIds()) == all);
+    CHECK(ExcludingIds(all, logits.data(), vocab, BannedIds()) == all);
   }
 }

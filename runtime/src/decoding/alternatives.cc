@@ -4,6 +4,8 @@
 #include <cstring>
 #include <limits>
 
+#include "decoding/log_sum_exp.h"
+
 namespace edgemt {
 namespace {
 
@@ -91,8 +93,8 @@ Status RankAlternatives(const DecodingJob& job, StepModel& model, DecodingScratc
       float* row = model.logits() + r * vocab;
       const OutputColumns columns = model.ColumnsOf(job.SourceIndexOf(s));
       ApplyLogitsProcessors(job.processors, nullptr, 0, row, columns);
-      const float normalizer = ExcludingIds(job.log_sum_exp->Of(row, columns.count, scratch.probs), row, scratch.probs,
-                                            columns.count, ColumnsOf(excluded, columns));
+      const float normalizer =
+          ExcludingIds(LogSumExp(row, columns.count), row, columns.count, ColumnsOf(excluded, columns));
       // The vocabulary-sized scratch holds the ranking (at most vocab ids),
       // the normalizer being taken.
       int32_t* best_ids = scratch.ids;

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "decoding/log_sum_exp.h"
+#include "decoding/row_scan.h"
+
 namespace edgemt {
 
 float NormalizedScore(float log_prob_sum, size_t length, float length_penalty) {
@@ -119,7 +122,10 @@ size_t BestCandidates(const BeamRule& rule, size_t first, const float* logits, c
     };
     update_limit();
     for (size_t v = 0; v < columns.count; ++v) {
-      if (!(row[v] >= limit)) continue;
+      if (!(row[v] >= limit)) {
+        v += FirstAtLeast(row + v, columns.count - v, limit);  // most logits fail it: skip them vectorized
+        if (v == columns.count) break;
+      }
       const int32_t token = columns.IdAt(v);
       if (rule.banned.Contains(token)) continue;
       if (token == rule.eos_id && !eos_allowed) continue;
@@ -341,8 +347,7 @@ void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int c
     for (size_t r = 0; r < live; ++r) {
       float* row = rows + r * rule.vocab;
       job.ApplyProcessors(s, b.ids[current] + (first + r) * t, step, row, columns);
-      normalizers[r] = ExcludingIds(job.log_sum_exp->Of(row, columns.count, scratch.probs), row, scratch.probs,
-                                    columns.count, excluded_columns);
+      normalizers[r] = ExcludingIds(LogSumExp(row, columns.count), row, columns.count, excluded_columns);
     }
     const bool after_prefix = !job.completing && prefix.size > 0 && step == prefix.size;
     const BeamStepResult result = BeamStep(rule, s, rows, normalizers, live, step, eos_allowed, last_step, current,

@@ -8,7 +8,6 @@
 
 #include "arena.h"
 #include "decoding/banned_ids.h"
-#include "decoding/log_sum_exp.h"
 #include "decoding/logits_processors.h"
 #include "edgemt/decode_options.h"
 #include "edgemt/model_config.h"
@@ -26,7 +25,7 @@ struct DecodingScratch {
   int32_t* row_slots = nullptr;       // [rows] and the hypotheses (cache slots) they continue
   int32_t* row_alignments = nullptr;  // [rows] each row's aligned source position (StepModel::alignments)
   SentenceState* states = nullptr;    // [batch]
-  float* probs = nullptr;             // [target vocab] sampling and log-sum-exp scratch
+  float* probs = nullptr;             // [target vocab] sampling and alternatives scratch
   int32_t* ids = nullptr;             // [target vocab] sampling scratch
 
   void Plan(size_t batch, size_t rows, size_t vocab, ArenaLayout* layout);
@@ -50,7 +49,6 @@ struct DecodingJob {
   const int32_t* step_limits = nullptr;
   LogitsProcessors processors;
   size_t max_target = 0;              // the translator's max_target_length: the output buffers' stride
-  const LogSumExp* log_sum_exp = nullptr;
   TranslationProfile* profile = nullptr;  // null: not profiling
   // Exactly one is set: the best ids of each sentence, or num_hypotheses
   // hypotheses with scores per sentence.

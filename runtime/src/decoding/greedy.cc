@@ -56,8 +56,7 @@ bool Advance(const DecodingJob& job, const GreedyRule& g, size_t s, size_t row, 
     const int32_t column = g.sampling ? SampleToken(logits, width, rule, &b.sampler_states[s], scratch.probs, scratch.ids)
                                       : NextToken(logits, width, rule.banned);
     if (job.hypotheses != nullptr) {  // only when asked: a pass over the vocabulary
-      const float lse = job.log_sum_exp->Of(logits, width, scratch.probs);
-      *log_prob = logits[column] - ExcludingIds(lse, logits, scratch.probs, width, rule.banned);
+      *log_prob = logits[column] - ExcludingIds(LogSumExp(logits, width), logits, width, rule.banned);
     }
     next = columns.IdAt(static_cast<size_t>(column));
   }

@@ -2,37 +2,14 @@
 
 #include <limits>
 
-#include "ops/vectorize.h"
+#include "decoding/row_scan.h"
 
 namespace edgemt {
-namespace {
 
-// The largest of values[begin, end): kDotLanes partial maxima, so that the
-// loop vectorizes (a max is exact, so the order does not matter). NaNs are
-// never the maximum.
-inline float MaxOf(const float* values, size_t begin, size_t end, float best) {
-  float partial[kDotLanes];
-  for (size_t j = 0; j < kDotLanes; ++j) partial[j] = best;
-  size_t i = begin;
-  for (; i + kDotLanes <= end; i += kDotLanes) {
-    for (size_t j = 0; j < kDotLanes; ++j) partial[j] = values[i + j] > partial[j] ? values[i + j] : partial[j];
-  }
-  for (; i < end; ++i) best = values[i] > best ? values[i] : best;
-  for (size_t j = 0; j < kDotLanes; ++j) best = partial[j] > best ? partial[j] : best;
-  return best;
-}
-
-}  // namespace
-
-EDGEMT_VECTORIZED
-float LargestValue(const float* values, size_t count) {
-  return MaxOf(values, 0, count, -std::numeric_limits<float>::infinity());
-}
-
-EDGEMT_VECTORIZED
 int32_t NextToken(const float* logits, size_t vocab, const BannedIds& banned) {
   // Two passes: the maximum over the allowed ids (vectorized between the
-  // banned ones, taken in increasing order), then the first id that holds it.
+  // banned ones, taken in increasing order), then the first allowed id that
+  // holds it (a banned id may hold more).
   size_t skip[BannedIds::kCapacity];
   size_t skips = 0;
   for (size_t i = 0; i < banned.count; ++i) {
@@ -45,13 +22,14 @@ int32_t NextToken(const float* logits, size_t vocab, const BannedIds& banned) {
   float best = -std::numeric_limits<float>::infinity();
   size_t begin = 0;
   for (size_t k = 0; k < skips; ++k) {
-    best = MaxOf(logits, begin, skip[k], best);
+    if (skip[k] < begin) continue;  // an id banned twice
+    best = LargestValue(logits + begin, skip[k] - begin, best);
     begin = skip[k] + 1;
   }
-  best = MaxOf(logits, begin, vocab, best);
-  for (size_t i = 0; i < vocab; ++i) {
-    if (logits[i] == best && !banned.Contains(static_cast<int32_t>(i))) return static_cast<int32_t>(i);
-  }
+  best = LargestValue(logits + begin, vocab - begin, best);
+  size_t i = FirstAtLeast(logits, vocab, best);
+  while (i < vocab && banned.Contains(static_cast<int32_t>(i))) i += 1 + FirstAtLeast(logits + i + 1, vocab - i - 1, best);
+  if (i < vocab) return static_cast<int32_t>(i);
   // Every allowed logit is NaN: the lowest allowed id.
   for (size_t i = 0; i < vocab; ++i) {
     if (!banned.Contains(static_cast<int32_t>(i))) return static_cast<int32_t>(i);

@@ -1,5 +1,4 @@
-// The greedy choice of the next token from one sentence's logits, and the
-// vectorized maximum it is made of.
+// The greedy choice of the next token from one sentence's logits.
 #pragma once
 
 #include <cstddef>
@@ -13,9 +12,5 @@ namespace edgemt {
 // NaNs are never chosen while another id is allowed; with every allowed
 // logit NaN, the lowest allowed id; with every id banned, 0.
 int32_t NextToken(const float* logits, size_t vocab, const BannedIds& banned);
-
-// The largest of values[0..count) (vectorized); NaNs are never the largest,
-// -infinity when there is nothing else.
-float LargestValue(const float* values, size_t count);
 
 }  // namespace edgemt

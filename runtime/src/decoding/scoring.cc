@@ -1,5 +1,7 @@
 #include "decoding/scoring.h"
 
+#include "decoding/log_sum_exp.h"
+
 namespace edgemt {
 
 Status ScoreTargets(const DecodingJob& job, const TokenIds* targets, StepModel& model, DecodingScratch& scratch,
@@ -21,7 +23,7 @@ Status ScoreTargets(const DecodingJob& job, const TokenIds* targets, StepModel& 
       const bool inside = step < target.size;
       const int32_t expected = inside ? target.data[step] : job.config->eos_id;
       const float* row = model.logits() + r * vocab;
-      b.output_log_probs[s * stride + step] = row[expected] - job.log_sum_exp->Of(row, vocab, scratch.probs);
+      b.output_log_probs[s * stride + step] = row[expected] - LogSumExp(row, vocab);
       if (!inside) continue;
       scratch.row_slots[kept] = static_cast<int32_t>(s);  // kept <= r: compacts in place
       scratch.row_tokens[kept] = expected;

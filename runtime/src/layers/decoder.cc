@@ -7,6 +7,7 @@
 #include "ops/attention.h"
 #include "ops/embedding.h"
 #include "ops/layer_norm.h"
+#include "ops/reorder_rows.h"
 #include "profiler.h"
 #include "thread_pool.h"
 
@@ -198,21 +199,11 @@ void Decoder::AttendCross(size_t l, const int32_t* slots, size_t count, size_t p
 
 void Decoder::ReorderCache(size_t first, const int32_t* parents, size_t live, size_t positions,
                            Workspace& workspace) const {
-  bool identity = true;
-  for (size_t r = 0; r < live; ++r) identity = identity && parents[r] == static_cast<int32_t>(r);
-  if (identity) return;
   const size_t d = static_cast<size_t>(weights_->config.d_model);
   const size_t row_floats = cache_length_ * d;  // a hypothesis's cache row
-  const size_t used = positions * d;
   for (size_t l = 0; l < layers_.size(); ++l) {
-    for (float* cache : {workspace.self_keys[l], workspace.self_values[l]}) {
-      float* rows = cache + first * row_floats;
-      for (size_t r = 0; r < live; ++r)
-        std::memcpy(workspace.cache_scratch + r * used, rows + static_cast<size_t>(parents[r]) * row_floats,
-                    used * sizeof(float));
-      for (size_t r = 0; r < live; ++r)
-        std::memcpy(rows + r * row_floats, workspace.cache_scratch + r * used, used * sizeof(float));
-    }
+    for (float* cache : {workspace.self_keys[l], workspace.self_values[l]})
+      ReorderRows(parents, live, positions * d, row_floats, cache + first * row_floats, workspace.cache_scratch);
   }
 }
 

@@ -51,8 +51,9 @@ class Decoder {
   Status PrepareShortlist();
 
   // Beam search: self-attention cache slots first + r (r < live) take the
-  // first `positions` keys and values of slots first + parents[r], through
-  // workspace.cache_scratch. Nothing moves when every parent is its own row.
+  // first `positions` keys and values of slots first + parents[r]. Only the
+  // rows whose parent is another row move; a parent that is overwritten
+  // goes through workspace.cache_scratch.
   void ReorderCache(size_t first, const int32_t* parents, size_t live, size_t positions, Workspace& workspace) const;
 
   // Whether PrepareCrossAttention over `rows` rows (count x source length),

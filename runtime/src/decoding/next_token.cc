@@ -28,7 +28,8 @@ int32_t NextToken(const float* logits, size_t vocab, const BannedIds& banned) {
   }
   best = LargestValue(logits + begin, vocab - begin, best);
   size_t i = FirstAtLeast(logits, vocab, best);
-  while (i < vocab && banned.Contains(static_cast<int32_t>(i))) i += 1 + FirstAtLeast(logits + i + 1, vocab - i - 1, best);
+  while (i < vocab && banned.Contains(static_cast<int32_t>(i)))
+    i += 1 + FirstAtLeast(logits + i + 1, vocab - i - 1, best);
   if (i < vocab) return static_cast<int32_t>(i);
   // Every allowed logit is NaN: the lowest allowed id.
   for (size_t i = 0; i < vocab; ++i) {

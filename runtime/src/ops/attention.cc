@@ -44,7 +44,8 @@ inline void WeightedColumns(const float* weights, const float* values, size_t st
 inline void WeightedSum(const float* weights, const float* values, size_t stride, size_t rows, const uint8_t* mask,
                         size_t n, float* out) {
   size_t i = 0;
-  for (; i + 4 * kDotLanes <= n; i += 4 * kDotLanes) WeightedColumns<4 * kDotLanes>(weights, values, stride, rows, mask, i, out);
+  for (; i + 4 * kDotLanes <= n; i += 4 * kDotLanes)
+    WeightedColumns<4 * kDotLanes>(weights, values, stride, rows, mask, i, out);
   for (; i + kDotLanes <= n; i += kDotLanes) WeightedColumns<kDotLanes>(weights, values, stride, rows, mask, i, out);
   for (; i < n; ++i) WeightedColumns<1>(weights, values, stride, rows, mask, i, out);
 }

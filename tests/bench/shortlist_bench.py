@@ -4,6 +4,7 @@
     tests/bench/shortlist_bench.py --md build/bench-cache/shortlist.md
     tests/bench/shortlist_bench.py --models opus --rounds 1     # a quick look
     tests/bench/shortlist_bench.py --render build/bench-cache/shortlist.json --md FILE   # re-shown, not re-run
+    tests/bench/shortlist_bench.py --cli --md build/bench-cache/shortlist-cli.md    # the command lines instead
 
 Models: the trained Multi30k (int8 example file; its shortlist learned from the train split with the
 converter's defaults, 50 candidates per source id and 100 frequent ids; the first 100 dev sentences,
@@ -19,6 +20,11 @@ and CTranslate2 4.8.1 (translate_batch, use_vmap on/off with a vmap.txt of the s
 beam 4 (length penalty 1), at 1 and 2 threads; each round runs every configuration once (reversed every
 other round, each process under flock(/tmp/edgemt-cpu.lock)); figures are medians over rounds, and each
 side's ratio uses its better thread count. Prints a Markdown section and writes JSON (--json).
+
+--cli: command line against command line, as a user runs them, each a whole process (loading the model
+included) timed from outside: edgemt-translate --input-ids --batch-size 1 (--no-shortlist for int8) against
+ct2-translator --batch_size 1 --compute_type int8 (--use_vmap for int8+vmap) on the same sources (ids,
+and their pieces), the same lengths and options; int8 only (CTranslate2 has no int4).
 Uses build/bin and build/python (it builds nothing).
 """
 
@@ -167,12 +173,41 @@ def prepare(name, model, env, work):
                 fixed=name != "multi30k", env=env)
 
 
-def configurations(m):
+def configurations(m, cli=False):
     configs = [("edgemt", f, b, t) for f in m["files"] for b in BEAMS for t in THREADS
-               if not (f.startswith("int4") and b > 1)]
+               if not (f.startswith("int4") and (b > 1 or cli))]
     if m["ct2"]:
         configs += [("ct2", v, b, t) for v in ("int8", "int8+vmap") for b in BEAMS for t in THREADS]
     return configs
+
+
+def run_cli(m, c, work):
+    """One command line, a whole process: (wall seconds, output tokens)."""
+    runtime, variant, beam, threads = c
+    out = os.path.join(work, "%s.cli.%s.%s.beam%d.t%d.out" % (m["name"], runtime, variant, beam, threads))
+    if runtime == "edgemt":
+        cmd = [os.path.join(paths.BUILD, "bin", "edgemt-translate"), "--model", m["files"][variant], "--input-ids",
+               "--output-ids", "--batch-size", "1", "--beam-size", str(beam), "--length-penalty", "1",
+               "--threads", str(threads)]
+        cmd += [] if variant.endswith("+sl") else ["--no-shortlist"]
+        cmd += ["--min-length", str(OUTPUT_IDS), "--max-length", str(OUTPUT_IDS)] if m["fixed"] else []
+        stdin, env = m["ids"], None
+    else:
+        vmap = variant.endswith("+vmap")
+        cmd = [os.path.join(ct2.CT2, "bin", "ct2-translator"), "--model", m["ct2_vmap"] if vmap else m["ct2"],
+               "--src", m["tokens"], "--batch_size", "1", "--beam_size", str(beam), "--length_penalty", "1",
+               "--intra_threads", str(threads), "--inter_threads", "1", "--compute_type", "int8"]
+        cmd += ["--use_vmap"] if vmap else []
+        if m["fixed"]:
+            cmd += ["--min_decoding_length", str(OUTPUT_IDS), "--max_decoding_length", str(OUTPUT_IDS)]
+        stdin, env = None, m["env"]
+    with cpu_lock("%s %s cli %s beam %d t%d" % (m["name"], runtime, variant, beam, threads)):
+        r = run_child(cmd, stdin=stdin, stdout_path=out, env=env, timed=True)
+    with open(out, encoding="utf-8") as f:
+        lines = f.read().splitlines()
+    if len(lines) != sum(1 for _ in open(m["ids"])):
+        raise SystemExit("%s: %d output lines for %s" % (" ".join(cmd), len(lines), m["ids"]))
+    return dict(seconds=r["wall_s"], tokens=sum(len(line.split()) for line in lines))
 
 
 def run_config(m, c):
@@ -212,8 +247,16 @@ def best(results, runtime, variant, beam):
 
 
 def section(all_results, meta):
-    run = machine.run_header(meta, "tests/bench/shortlist_bench.py")
-    s = Section("shortlist", "Vocabulary shortlists and beam search (tests/bench/shortlist_bench.py)", run)
+    cli = meta.get("cli", False)
+    run = machine.run_header(meta, "tests/bench/shortlist_bench.py" + (" --cli" if cli else ""))
+    if cli:
+        s = Section("shortlist-cli", "Vocabulary shortlists and beam search, command line against command line "
+                    "(tests/bench/shortlist_bench.py --cli)", run)
+        s.text("Whole processes, loading included: edgemt-translate --input-ids --batch-size 1 against "
+               "ct2-translator --batch_size 1 --compute_type int8, the same sources and options (the script's "
+               "docstring); the figures are wall times of the processes.")
+    else:
+        s = Section("shortlist", "Vocabulary shortlists and beam search (tests/bench/shortlist_bench.py)", run)
     s.text(machine.measured_when(meta) + " Batch 1; each figure the median over %d rounds at the runtime's better "
            "thread count of 1 and 2 (in brackets). EdgeMT and CTranslate2 %s translate the same ids; CTranslate2 "
            "with `use_vmap` gets the same shortlist as a vmap.txt. Multi30k: the first 100 dev sentences, normal "
@@ -254,11 +297,14 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--models", default="multi30k,base,opus")
     p.add_argument("--rounds", type=int, default=2)
-    p.add_argument("--json", default=os.path.join(paths.CACHE, "shortlist.json"))
+    p.add_argument("--cli", action="store_true", help="the command lines, whole processes, instead of the APIs")
+    p.add_argument("--json", default=None, help="default: build/bench-cache/shortlist.json (shortlist-cli.json)")
     p.add_argument("--md", default=None)
     p.add_argument("--render", metavar="JSON", help="no measuring: the section again from an earlier run's JSON "
                    "(after a change to how it is shown)")
     args = p.parse_args()
+    if args.json is None:
+        args.json = os.path.join(paths.CACHE, "shortlist-cli.json" if args.cli else "shortlist.json")
     if args.render:
         with open(args.render) as f:
             data = json.load(f)
@@ -273,12 +319,13 @@ def main():
     env = ct2.environment(work)
     if env is None:
         log("CTranslate2 is not in ../shared/bench/ct2: EdgeMT only")
-    meta = machine.start_meta(rounds=args.rounds, models=names, peer=env is not None)
+    meta = machine.start_meta(rounds=args.rounds, models=names, peer=env is not None, cli=args.cli)
     prepared = models.prepare_models(paths.CACHE, names)
     all_results = {}
     for name in names:
         m = prepare(name, prepared[name], env, work)
-        runs = alternate(configurations(m), args.rounds, lambda c, m=m: run_config(m, c), reverse_odd=True)
+        measure = (lambda c, m=m: run_cli(m, c, work)) if args.cli else (lambda c, m=m: run_config(m, c))
+        runs = alternate(configurations(m, args.cli), args.rounds, measure, reverse_odd=True)
         all_results[name] = runs
         log("%s: done" % name)
     machine.finish_meta(meta, COMMANDS)

@@ -248,7 +248,7 @@ def best(results, runtime, variant, beam):
 
 def section(all_results, meta):
     cli = meta.get("cli", False)
-    run = machine.run_header(meta, "tests/bench/shortlist_bench.py" + (" --cli" if cli else ""))
+    run = machine.run_header(meta, "tests/bench/shortlist_bench.py")
     if cli:
         s = Section("shortlist-cli", "Vocabulary shortlists and beam search, command line against command line "
                     "(tests/bench/shortlist_bench.py --cli)", run)

@@ -19,8 +19,10 @@ void ReorderRows(const int32_t* parents, size_t live, size_t used, size_t stride
   }
   for (size_t r = 0; r < live; ++r) {
     if (!moves(r)) continue;
+    // A parent that moves itself was set aside above: r is a row that reads it.
     const size_t p = static_cast<size_t>(parents[r]);
-    std::memcpy(rows + r * stride, set_aside(p) ? scratch + p * used : rows + p * stride, used * sizeof(float));
+    const bool aside = p < live && moves(p);
+    std::memcpy(rows + r * stride, aside ? scratch + p * used : rows + p * stride, used * sizeof(float));
   }
 }
 

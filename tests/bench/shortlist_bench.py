@@ -169,8 +169,8 @@ def prepare(name, model, env, work):
         lists = (frequent, candidates)
     ids_path, tokens_path = ct2.write_inputs(ids, vocab, work, name)
     vmap_dir = vmap_directory(ct2_dir, lists[0], lists[1], vocab) if ct2_dir else None
-    return dict(name=name, files=files, ids=ids_path, tokens=tokens_path, ct2=ct2_dir, ct2_vmap=vmap_dir,
-                fixed=name != "multi30k", env=env)
+    return dict(name=name, files=files, ids=ids_path, sources=len(ids), tokens=tokens_path, ct2=ct2_dir,
+                ct2_vmap=vmap_dir, fixed=name != "multi30k", env=env)
 
 
 def configurations(m, cli=False):
@@ -205,7 +205,7 @@ def run_cli(m, c, work):
         r = run_child(cmd, stdin=stdin, stdout_path=out, env=env, timed=True)
     with open(out, encoding="utf-8") as f:
         lines = f.read().splitlines()
-    if len(lines) != sum(1 for _ in open(m["ids"])):
+    if len(lines) != m["sources"]:
         raise SystemExit("%s: %d output lines for %s" % (" ".join(cmd), len(lines), m["ids"]))
     return dict(seconds=r["wall_s"], tokens=sum(len(line.split()) for line in lines))
 

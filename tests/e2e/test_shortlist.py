@@ -12,6 +12,12 @@ translations against the same file with --no-shortlist.
   with a shortlist each step's log-probabilities are normalised over the
   shortlist, which moves beam search's comparisons between hypotheses
   (docs/shortlist.md, "Quality").
+
+Two models: the example file (Shortlist), and the same trained model
+written in Hugging Face Marian's layout (tests/tools/marian_from_seed.py)
+and converted from that directory to int8 with the shortlist
+(MarianShortlist): the corpus is tokenized through the Marian
+tokenizer's vocab.json, as an OPUS-MT model's would be.
 (The Python module with a shortlist: tests/python/test_python_multi30k.py.)
 """
 import os
@@ -19,7 +25,11 @@ import sys
 import tempfile
 import unittest
 
-from e2e_common import CONVERT, DEV_DE, DEV_EN, EXAMPLE_INT8, SHARED, bleu_of_lines, need_shared, run, tool
+from e2e_common import CONVERT, DEV_DE, DEV_EN, EXAMPLE_INT8, MULTI30K, REPO, SHARED, bleu_of_lines, need_shared, \
+    run, tool
+
+sys.path.insert(0, os.path.join(REPO, "tests", "tools"))
+import marian_from_seed  # noqa: E402
 
 TRAIN_EN = os.path.join(SHARED, "data", "multi30k", "train.en")
 TRAIN_DE = os.path.join(SHARED, "data", "multi30k", "train.de")
@@ -27,15 +37,21 @@ TRAIN_DE = os.path.join(SHARED, "data", "multi30k", "train.de")
 
 class Shortlist(unittest.TestCase):
     @classmethod
+    def source(cls):
+        """What the converter reads: the int8 example file."""
+        return EXAMPLE_INT8, []
+
+    @classmethod
     def setUpClass(cls):
         need_shared()
         if not os.path.isfile(TRAIN_EN):
             raise unittest.SkipTest("the Multi30k train split is not at %s" % TRAIN_EN)
         cls.tmp = tempfile.TemporaryDirectory()
+        source, options = cls.source()
         cls.files = {}
         for name, extra in (("default", []), ("wide", ["--shortlist-k", "200", "--shortlist-frequent", "4000"])):
             out = os.path.join(cls.tmp.name, "%s.edgemt" % name)
-            run([sys.executable, CONVERT, EXAMPLE_INT8, "--out", out, "--quiet",
+            run([sys.executable, CONVERT, source, "--out", out, "--quiet", *options,
                  "--shortlist-corpus", TRAIN_EN, TRAIN_DE, *extra])
             cls.files[name] = out
         with open(DEV_EN, encoding="utf-8") as f:
@@ -82,6 +98,15 @@ class Shortlist(unittest.TestCase):
                 self.assertLessEqual(abs(listed_bleu - whole_bleu), 0.1)
             else:
                 self.assertGreaterEqual(listed_bleu, whole_bleu - 0.1)
+
+
+class MarianShortlist(Shortlist):
+    @classmethod
+    def source(cls):
+        """The trained model as a Marian directory, converted to int8 with the shortlist."""
+        folder = os.path.join(cls.tmp.name, "multi30k-marian")
+        marian_from_seed.write(MULTI30K, folder)
+        return folder, ["--dtype", "int8"]
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ patches=(pthreadpool:pthreadpool-thread-start.patch)
 case "$target" in
   host) cc=gcc cxx=g++
         # A few rows (beam search) through a kernel of their size, not the
-        # largest (the patch says why; x86 AVX-512 VNNI gains its 5-row kernels).
+        # largest (the patch says why; x86 AVX-512 VNNI gains kernels of 2-5 rows).
         patches+=(xnnpack:xnnpack-small-batch-kernels.patch)
         # x86: loops on 32-byte boundaries (functions on 64), so that where
         # a function lands in our binaries does not decide how fast it runs.

@@ -6,6 +6,7 @@
 
 #include "ops/dequantize.h"
 #include "ops/quantization_params.h"
+#include "ops/shortlisted_vnni.h"
 #include "ops/vectorize.h"
 #include "profiler.h"
 #include "thread_pool.h"
@@ -153,6 +154,12 @@ void Center(const int8_t* q, int32_t zero_point, size_t n, int16_t* out) {
   for (size_t k = 0; k < n; ++k) out[k] = static_cast<int16_t>(static_cast<int32_t>(q[k]) - zero_point);
 }
 
+// The quantized row + 128 as bytes (ProjectInt8Vnni's unsigned operand).
+EDGEMT_VECTORIZED
+void Unsign(const int8_t* q, size_t n, uint8_t* out) {
+  for (size_t k = 0; k < n; ++k) out[k] = static_cast<uint8_t>(static_cast<int32_t>(q[k]) + 128);
+}
+
 // As Center, each block of `block` elements rearranged as its even
 // positions, then its odd ones (the layout DotInt4 reads).
 EDGEMT_VECTORIZED
@@ -191,6 +198,7 @@ Status ShortlistedProjection::Run(const float* in, size_t rows, const OutputColu
   ScopedTimer timer(profile, TimeCategory::kXnnpack);
   const size_t width = static_cast<size_t>(view_.weight.cols);
   const MatrixView& w = view_.weight;
+  const bool vnni = w.type == WeightType::kInt8 && HasVnni();
   if (view_.is_quantized()) {
     // XNNPACK's own per-row quantization, as the full product's.
     xnn_status status = xnn_status_success;
@@ -211,6 +219,8 @@ Status ShortlistedProjection::Run(const float* in, size_t rows, const OutputColu
       const int32_t zero_point = scratch.quantized.params[r].zero_point;
       if (int4) {
         CenterSplitBlocks(q, zero_point, width, static_cast<size_t>(w.block_size), scratch.centered + r * width);
+      } else if (vnni) {
+        Unsign(q, width, reinterpret_cast<uint8_t*>(scratch.centered + r * width));
       } else {
         Center(q, zero_point, width, scratch.centered + r * width);
       }
@@ -251,7 +261,11 @@ Status ShortlistedProjection::Run(const float* in, size_t rows, const OutputColu
                  out + r * out_stride,
                  begin,
                  std::min(list.count, begin + kColumnTile)};
-    if (w.type == WeightType::kInt8) {
+    if (vnni) {
+      const VnniRows vnni_rows{reinterpret_cast<const uint8_t*>(t.centered), width * sizeof(int16_t), t.params, n,
+                               t.out, out_stride};
+      ProjectInt8Vnni(w.i8(), w.scales, view_.bias, width, list.ids, t.begin, t.end, vnni_rows);
+    } else if (w.type == WeightType::kInt8) {
       ProjectInt8(w, view_.bias, list, t, width, out_stride);
     } else if (w.type == WeightType::kInt4) {
       ProjectInt4(w, view_.bias, list, t, width, out_stride);

@@ -4,8 +4,12 @@
 // runs everywhere. The AVX-512 version is x86-64-v4 (F, BW, DQ, VL, as
 // every AVX-512 CPU since Skylake-X has): without BW, 8- and 16-bit integer
 // loops (the shortlist's int8 and int4 products) stay 256 bits wide. Loops
-// keep a fixed order of float operations (explicit partial sums, no FMA
-// contraction in ISO C++ mode), so every version gives the same bits.
+// keep a fixed order of float operations (explicit partial sums), but GCC
+// fuses a * b + c into one FMA wherever the instruction set has it (C++'s
+// default is -ffp-contract=fast, even in ISO mode): the AVX-512 version
+// (x86-64-v4 has FMA) and ARM's round once where the AVX2 and baseline
+// versions round twice, so float results can differ in the last bits
+// between them. Integer loops give the same bits everywhere.
 #pragma once
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)

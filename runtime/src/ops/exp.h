@@ -3,8 +3,9 @@
 // was about a third of attention's time. Cody-Waite reduction x = n ln2 + r,
 // |r| <= ln2 / 2, then the Cephes single-precision polynomial for exp(r)
 // (relative error about 1e-7, as std::exp's), then the exponent bits of 2^n.
-// Only float adds and multiplies in a fixed order (no FMA contraction in
-// ISO C++ mode), so every instruction set gives the same bits.
+// Only float adds and multiplies in a fixed order; where the instruction set
+// has FMA, GCC fuses some of them (ops/vectorize.h), which can change the
+// last bit.
 #pragma once
 
 #include <cstdint>

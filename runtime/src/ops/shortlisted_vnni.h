@@ -3,7 +3,7 @@
 // loop (ops/shortlisted_projection.cc) widens to 16 bits and multiplies 32 at
 // a time, which made the shortlist's few hundred rows cost more per product
 // than XNNPACK's streamed full product. Integer sums are exact, so both give
-// the same bits.
+// the same sums.
 #pragma once
 
 #include <xnnpack.h>

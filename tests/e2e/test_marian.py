@@ -17,7 +17,7 @@ projection with ReLU.
 TrainedMarian: the trained Multi30k model written in Marian's layout
 (tests/tools/marian_from_seed.py) and converted to float32 has Marian's
 sinusoidal positions and translates the dev set as the PyTorch reference
-did, ids and text (all 500 natively, the first 100 under emulation)."""
+did, ids and text (all 500 natively, the first 40 under emulation)."""
 import json
 import os
 import sys
@@ -261,7 +261,8 @@ class Marian(unittest.TestCase):
 
 
 class TrainedMarian(unittest.TestCase):
-    SENTENCES = 100 if os.environ.get("EDGEMT_EMULATOR") else 500
+    # All natively; under emulation a prefix (test_multi30k_float32 covers float32 on ARM at length).
+    SENTENCES = 40 if os.environ.get("EDGEMT_EMULATOR") else 500
 
     @classmethod
     def setUpClass(cls):

@@ -28,7 +28,8 @@
 namespace edgemt {
 
 // Scratch: LinearScratch's quantized rows and parameters, the rows again
-// as int16 with their zero point taken off, and where each group starts.
+// as int16 with their zero point taken off (for the VNNI loop: as bytes + 128,
+// in the first half of each row's room), and where each group starts.
 struct ShortlistScratch {
   LinearScratch quantized;
   int16_t* centered = nullptr;  // [rows, in]

@@ -191,6 +191,38 @@ Status ShortlistedProjection::Create() {
   return Status::Ok();
 }
 
+Status ShortlistedProjection::QuantizeInput(const float* in, size_t rows, bool vnni,
+                                            const ShortlistScratch& scratch) const {
+  const size_t width = static_cast<size_t>(view_.weight.cols);
+  const MatrixView& w = view_.weight;
+  // XNNPACK's own per-row quantization, as the full product's.
+  xnn_status status = xnn_status_success;
+  if (rows != reshaped_rows_) {
+    reshaped_rows_ = 0;
+    status = xnn_reshape_convert_nc_f32_qd8(quantize_op_, rows, width, width, width, nullptr);
+    if (status == xnn_status_success) reshaped_rows_ = rows;
+  }
+  if (status == xnn_status_success)
+    status = xnn_setup_convert_nc_f32_qd8(quantize_op_, in, scratch.quantized.input, scratch.quantized.params);
+  if (status == xnn_status_success) status = xnn_run_operator(quantize_op_, nullptr);
+  if (status != xnn_status_success)
+    return Status(StatusCode::kInternal, "XNNPACK failed to quantize the output projection's input (status " +
+                                             std::to_string(status) + ")");
+  // Then each row in the layout its loop reads.
+  for (size_t r = 0; r < rows; ++r) {
+    const int8_t* q = scratch.quantized.input + r * width;
+    const int32_t zero_point = scratch.quantized.params[r].zero_point;
+    if (w.type == WeightType::kInt4) {
+      CenterSplitBlocks(q, zero_point, width, static_cast<size_t>(w.block_size), scratch.centered + r * width);
+    } else if (vnni) {
+      Unsign(q, width, reinterpret_cast<uint8_t*>(scratch.centered + r * width));
+    } else {
+      Center(q, zero_point, width, scratch.centered + r * width);
+    }
+  }
+  return Status::Ok();
+}
+
 Status ShortlistedProjection::Run(const float* in, size_t rows, const OutputColumns* columns, float* out,
                                   size_t out_stride, const ShortlistScratch& scratch, pthreadpool_t pool,
                                   TranslationProfile* profile) const {
@@ -199,33 +231,7 @@ Status ShortlistedProjection::Run(const float* in, size_t rows, const OutputColu
   const size_t width = static_cast<size_t>(view_.weight.cols);
   const MatrixView& w = view_.weight;
   const bool vnni = w.type == WeightType::kInt8 && HasVnni();
-  if (view_.is_quantized()) {
-    // XNNPACK's own per-row quantization, as the full product's.
-    xnn_status status = xnn_status_success;
-    if (rows != reshaped_rows_) {
-      reshaped_rows_ = 0;
-      status = xnn_reshape_convert_nc_f32_qd8(quantize_op_, rows, width, width, width, nullptr);
-      if (status == xnn_status_success) reshaped_rows_ = rows;
-    }
-    if (status == xnn_status_success)
-      status = xnn_setup_convert_nc_f32_qd8(quantize_op_, in, scratch.quantized.input, scratch.quantized.params);
-    if (status == xnn_status_success) status = xnn_run_operator(quantize_op_, nullptr);
-    if (status != xnn_status_success)
-      return Status(StatusCode::kInternal, "XNNPACK failed to quantize the output projection's input (status " +
-                                               std::to_string(status) + ")");
-    const bool int4 = w.type == WeightType::kInt4;
-    for (size_t r = 0; r < rows; ++r) {
-      const int8_t* q = scratch.quantized.input + r * width;
-      const int32_t zero_point = scratch.quantized.params[r].zero_point;
-      if (int4) {
-        CenterSplitBlocks(q, zero_point, width, static_cast<size_t>(w.block_size), scratch.centered + r * width);
-      } else if (vnni) {
-        Unsign(q, width, reinterpret_cast<uint8_t*>(scratch.centered + r * width));
-      } else {
-        Center(q, zero_point, width, scratch.centered + r * width);
-      }
-    }
-  }
+  if (view_.is_quantized()) EDGEMT_RETURN_IF_ERROR(QuantizeInput(in, rows, vnni, scratch));
   // Groups: consecutive rows with the same list, kGroupRows at most; each
   // group's columns in tiles of kColumnTile.
   size_t work = 0, longest = 0;

@@ -54,6 +54,10 @@ class ShortlistedProjection {
              const ShortlistScratch& scratch, pthreadpool_t pool, TranslationProfile* profile) const;
 
  private:
+  // XNNPACK's quantization of the input rows, then each row in the layout
+  // its loop reads (scratch.centered).
+  Status QuantizeInput(const float* in, size_t rows, bool vnni, const ShortlistScratch& scratch) const;
+
   LinearView view_;
   xnn_operator_t quantize_op_ = nullptr;
   mutable size_t reshaped_rows_ = 0;

@@ -1,18 +1,13 @@
 #include "packed_weights.h"
 
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <new>
-
-#include "xnnpack_memory.h"
 
 namespace edgemt {
 namespace {
 
 constexpr size_t kNotFound = SIZE_MAX;  // what xnnpack.h says a miss returns
-// At least XNNPACK's XNN_ALLOCATION_ALIGNMENT on every target (at most 128).
-constexpr size_t kPackedAlignment = 128;
 
 // The Packing scope of this thread: XNNPACK calls the provider on the
 // thread that creates the operator, so this says which layer it packs.
@@ -53,7 +48,7 @@ PackedWeights::PackedWeights(const void* model_base, size_t capacity)
       entries_(new (std::nothrow) Entry[capacity]) {
   // Without memory for its lists the store holds nothing: each translator
   // then packs its own copy.
-  capacity_ = entries_ && owned_.Allocate(capacity) ? capacity : 0;
+  capacity_ = entries_ ? capacity : 0;
   provider_.context = this;
   provider_.look_up = LookUp;
   provider_.reserve_space = ReserveSpace;
@@ -63,9 +58,7 @@ PackedWeights::PackedWeights(const void* model_base, size_t capacity)
   provider_.delete_cache = DeleteCache;
 }
 
-PackedWeights::~PackedWeights() {
-  for (size_t i = 0; i < owned_count_; ++i) std::free(owned_[i]);
-}
+PackedWeights::~PackedWeights() = default;
 
 uint64_t PackedWeights::LayerId(const LinearParts& parts, WeightType runs_in) const {
   uint64_t id = Mix(runs_in == WeightType::kInt8 ? 0x1A7 : runs_in == WeightType::kInt4 ? 0x1A4 : 0xF32);
@@ -115,7 +108,7 @@ PackedWeights::Packing::Packing(PackedWeights* store, uint64_t layer, bool probe
 
 PackedWeights::Packing::~Packing() {
   current_packing = previous_;
-  if (reserved_ != nullptr) std::free(reserved_);  // the create failed after packing
+  if (reserved_ != nullptr) store_->arena_.GiveBack(reserved_, reserved_bytes_);  // the create failed after packing
   if (active_) {
     std::lock_guard<std::mutex> lock(store_->mutex_);
     --store_->pending_;
@@ -137,9 +130,10 @@ void* PackedWeights::ReserveSpace(void* context, size_t bytes) {
     packing->refused_ = true;
     return nullptr;
   }
-  if (packing->reserved_ != nullptr) std::free(packing->reserved_);
-  const size_t rounded = (bytes + kPackedAlignment - 1) / kPackedAlignment * kPackedAlignment;
-  packing->reserved_ = AllocateResident(kPackedAlignment, rounded == 0 ? kPackedAlignment : rounded);
+  auto* store = static_cast<PackedWeights*>(context);
+  if (packing->reserved_ != nullptr) store->arena_.GiveBack(packing->reserved_, packing->reserved_bytes_);
+  packing->reserved_ = store->arena_.Allocate(bytes);
+  packing->reserved_bytes_ = packing->reserved_ != nullptr ? bytes : 0;
   return packing->reserved_;
 }
 
@@ -153,10 +147,9 @@ size_t PackedWeights::LookUpOrInsert(void* context, const xnn_weights_cache_look
   packing->reserved_ = nullptr;
   const size_t found = store->FindLocked(packing->layer_, key->seed);
   if (found != kNotFound) {  // another translator packed it meanwhile
-    std::free(ptr);
+    store->arena_.GiveBack(ptr, packing->reserved_bytes_);
     return found;
   }
-  store->owned_[store->owned_count_++] = ptr;  // at most one per entry: within capacity_
   const size_t index = store->count_.load(std::memory_order_relaxed);
   store->entries_[index] = Entry{packing->layer_, key->seed, ptr, size};
   ++store->packed_here_;

@@ -19,6 +19,7 @@
 
 #include "edgemt/status.h"
 #include "model_weights.h"
+#include "packed_arena.h"
 
 namespace edgemt {
 
@@ -69,6 +70,7 @@ class PackedWeights {
     bool active_ = false;
     bool refused_ = false;
     void* reserved_ = nullptr;  // packed by XNNPACK, not yet inserted
+    size_t reserved_bytes_ = 0;
     Packing* previous_;
   };
 
@@ -103,8 +105,7 @@ class PackedWeights {
   size_t pending_ = 0;  // slots held by live Packing scopes
   size_t packed_here_ = 0;
   mutable std::mutex mutex_;
-  FixedArray<void*> owned_;  // buffers XNNPACK packed into: owned_count_ of them
-  size_t owned_count_ = 0;
+  PackedArena arena_;  // what XNNPACK packed into here
   std::shared_ptr<const void> mapping_;
 };
 

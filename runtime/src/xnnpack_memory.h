@@ -9,14 +9,10 @@ namespace edgemt {
 
 // XNNPACK's default allocator (malloc / posix_memalign, released with free,
 // so blocks stay interchangeable with the default's), except that a large
-// aligned block, which is where XNNPACK packs a layer's weights, has its
-// pages made resident in one system call (Linux: MADV_POPULATE_WRITE) before
-// XNNPACK writes it. Faulting ~100 MB in page by page costs about five times
-// as much, and it is most of the time to load a model.
+// aligned block, where XNNPACK packs a layer's weights that a translator
+// keeps to itself (shared ones go to packed_arena.h), has its pages made
+// resident in one system call (page_memory.h) before XNNPACK writes it.
+// Faulting ~100 MB in page by page costs about five times as much.
 const xnn_allocator* XnnpackAllocator();
-
-// The same for the blocks PackedWeights has XNNPACK pack into: aligned,
-// resident, released with std::free. Null when out of memory.
-void* AllocateResident(size_t alignment, size_t size);
 
 }  // namespace edgemt

@@ -6,6 +6,9 @@
 #include <cstring>
 #include <new>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include "allocation_counter.h"
 #include "failing_allocator.h"
 
@@ -102,6 +105,26 @@ void free(void* p) {
   if (p != nullptr) live_blocks.fetch_sub(1, std::memory_order_relaxed);
   __libc_free(p);
 }
+
+#if defined(__x86_64__) || defined(__aarch64__)
+// Anonymous mappings are memory too: EdgeMT maps the packed weights' huge
+// pages itself (runtime/src/page_memory.h). glibc's own mmap calls (malloc's,
+// thread stacks') do not come here. Where off_t is 64 bits only, so that this
+// signature is mmap's, and mmap64 the same function.
+void* mmap(void* address, size_t length, int protection, int flags, int fd, long offset) {
+  if ((flags & 0x20) != 0) {  // MAP_ANONYMOUS on both
+    Note();
+    if (FailThis()) {
+      errno = ENOMEM;
+      return reinterpret_cast<void*>(-1);  // MAP_FAILED
+    }
+  }
+  return reinterpret_cast<void*>(syscall(SYS_mmap, address, length, protection, flags, fd, offset));
+}
+void* mmap64(void* address, size_t length, int protection, int flags, int fd, long offset) {
+  return mmap(address, length, protection, flags, fd, offset);
+}
+#endif
 }
 #endif
 

@@ -45,9 +45,9 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
   // Measuring, the tables do not exist yet: their entries are measured in a scratch slot.
   float* measured = nullptr;
   for (size_t i = 0; i < layers; ++i) {
-    layout->Add(layout->bound() ? &cross_kv[i] : &measured, source_rows * 2 * d);
-    layout->Add(layout->bound() ? &self_keys[i] : &measured, cache_rows * d);
-    layout->Add(layout->bound() ? &self_values[i] : &measured, cache_rows * d);
+    layout->Add(layout->bound() ? &cross_kv[i] : &measured, source_rows * CrossKeyValueStride(d));
+    layout->Add(layout->bound() ? &self_keys[i] : &measured, cache_rows * SelfCacheStride(d));
+    layout->Add(layout->bound() ? &self_values[i] : &measured, cache_rows * SelfCacheStride(d));
   }
   layout->Add(&key_mask, source_rows);
   if (config.position_encoding != PositionEncoding::kLearned)
@@ -65,7 +65,7 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
     layout->Add(&shortlist_groups, rows + 1);
   }
   if (limits.beam > 1) {
-    layout->Add(&cache_scratch, limits.beam * limits.target * d);
+    layout->Add(&cache_scratch, limits.beam * limits.target * SelfCacheStride(d));
     beams.Plan(limits.batch, limits.beam, limits.target, layout);
   }
 

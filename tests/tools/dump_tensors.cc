@@ -98,7 +98,8 @@ class LinearRecorder : public edgemt::LinearTracer {
     ok_ = ok_ && std::fwrite(call.quantized, 1, call.rows * in, file_) == call.rows * in;
     ok_ = ok_ && std::fwrite(zero.data(), sizeof(int32_t), call.rows, file_) == call.rows;
     ok_ = ok_ && std::fwrite(scale.data(), sizeof(float), call.rows, file_) == call.rows;
-    ok_ = ok_ && std::fwrite(call.output, sizeof(float), call.rows * out, file_) == call.rows * out;
+    for (size_t r = 0; r < call.rows; ++r)  // its rows may lie further apart than `out`
+      ok_ = ok_ && std::fwrite(call.output + r * call.output_stride, sizeof(float), out, file_) == out;
   }
   bool ok() const { return ok_; }
 

@@ -14,6 +14,7 @@ bool SelfAttentionOps::Configure(const AttentionView& view, const char* name, Li
 bool CrossAttentionOps::Configure(const AttentionView& view, const char* name, LinearOpList* to_pack) {
   query.Configure(view.query, false, name);
   key_value.Configure({view.key, view.value}, name);
+  key_value.set_output_stride(CrossKeyValueStride(static_cast<size_t>(view.key.weight.rows)));
   output.Configure(view.output, false, name);
   return to_pack->push_back(&query) && to_pack->push_back(&key_value) && to_pack->push_back(&output);
 }

@@ -138,17 +138,18 @@ void Decoder::AttendSelf(size_t l, const int32_t* slots, size_t count, size_t st
   ScopedTimer timer(context.profile, TimeCategory::kAttention);
   const size_t d = static_cast<size_t>(weights_->config.d_model);
   const size_t heads = static_cast<size_t>(weights_->config.num_heads);
-  const AttentionShape shape{heads, d / heads, d};  // the cache's rows
+  const size_t stride = SelfCacheStride(d);
+  const AttentionShape shape{heads, d / heads, stride};  // the cache's rows
   const StackBuffers& b = workspace.decoder;
   float* cache_keys = workspace.self_keys[l];
   float* cache_values = workspace.self_values[l];
   auto attend = [&](size_t thread, size_t s) {
     const float* qkv = b.qkv + s * 3 * d;
     const size_t slot = static_cast<size_t>(slots[s]);
-    float* sentence_keys = cache_keys + slot * cache_length_ * d;
-    float* sentence_values = cache_values + slot * cache_length_ * d;
-    std::memcpy(sentence_keys + step * d, qkv + d, d * sizeof(float));
-    std::memcpy(sentence_values + step * d, qkv + 2 * d, d * sizeof(float));
+    float* sentence_keys = cache_keys + slot * cache_length_ * stride;
+    float* sentence_values = cache_values + slot * cache_length_ * stride;
+    std::memcpy(sentence_keys + step * stride, qkv + d, d * sizeof(float));
+    std::memcpy(sentence_values + step * stride, qkv + 2 * d, d * sizeof(float));
     // Causal by construction: the cache holds positions 0..step only.
     AttendOneQuery(shape, qkv, sentence_keys, sentence_values, step + 1, nullptr, b.scores + thread * scores_stride,
                    b.context + s * d);
@@ -183,11 +184,12 @@ void Decoder::AttendCross(size_t l, const int32_t* slots, size_t count, size_t p
   ScopedTimer timer(context.profile, TimeCategory::kAttention);
   const size_t d = static_cast<size_t>(weights_->config.d_model);
   const size_t heads = static_cast<size_t>(weights_->config.num_heads);
-  const AttentionShape shape{heads, d / heads, 2 * d};  // the fused key/value rows
+  const size_t stride = CrossKeyValueStride(d);
+  const AttentionShape shape{heads, d / heads, stride};  // the fused key/value rows
   const StackBuffers& b = workspace.decoder;
   auto attend = [&](size_t thread, size_t s) {
     const size_t first = (static_cast<size_t>(slots[s]) / per_source) * source_length;
-    const float* kv = workspace.cross_kv[l] + first * 2 * d;
+    const float* kv = workspace.cross_kv[l] + first * stride;
     float* mean = alignments != nullptr ? b.mean_weights + thread * scores_stride : nullptr;
     AttendOneQuery(shape, b.q + s * d, kv, kv + d, source_length, workspace.key_mask + first,
                    b.scores + thread * scores_stride, b.context + s * d, mean);
@@ -200,10 +202,11 @@ void Decoder::AttendCross(size_t l, const int32_t* slots, size_t count, size_t p
 void Decoder::ReorderCache(size_t first, const int32_t* parents, size_t live, size_t positions,
                            Workspace& workspace) const {
   const size_t d = static_cast<size_t>(weights_->config.d_model);
-  const size_t row_floats = cache_length_ * d;  // a hypothesis's cache row
+  const size_t stride = SelfCacheStride(d);
+  const size_t row_floats = cache_length_ * stride;  // a hypothesis's cache row
   for (size_t l = 0; l < layers_.size(); ++l) {
     for (float* cache : {workspace.self_keys[l], workspace.self_values[l]})
-      ReorderRows(parents, live, positions * d, row_floats, cache + first * row_floats, workspace.cache_scratch);
+      ReorderRows(parents, live, positions * stride, row_floats, cache + first * row_floats, workspace.cache_scratch);
   }
 }
 

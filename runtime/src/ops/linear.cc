@@ -40,6 +40,7 @@ LinearOp& LinearOp::operator=(LinearOp&& other) noexcept {
     fuse_relu_ = other.fuse_relu_;
     in_features_ = other.in_features_;
     out_features_ = other.out_features_;
+    output_stride_ = other.output_stride_;
     block_size_ = other.block_size_;
     kind_ = other.kind_;
   }
@@ -58,6 +59,7 @@ void LinearOp::Configure(std::initializer_list<LinearView> parts, const char* na
   }
   name_ = name;
   fuse_relu_ = false;
+  output_stride_ = 0;
   in_features_ = parts_.empty() ? 0 : parts_.front().weight.cols;
   out_features_ = 0;
   bool all_int8 = !parts_.empty();
@@ -147,15 +149,16 @@ xnn_status LinearOp::Create(const void* weight, const float* scales, const uint1
   const float hi = std::numeric_limits<float>::infinity();
   const size_t in = static_cast<size_t>(in_features_);
   const size_t out = static_cast<size_t>(out_features_);
+  const size_t out_stride = output_stride_ > out ? output_stride_ : out;
   if (kind_ == WeightType::kInt8)
-    return xnn_create_fully_connected_nc_qd8_f32_qc8w(in, out, in, out, scales, static_cast<const int8_t*>(weight),
+    return xnn_create_fully_connected_nc_qd8_f32_qc8w(in, out, in, out_stride, scales, static_cast<const int8_t*>(weight),
                                                       bias, lo, hi, 0, nullptr, cache, &op_);
   // Nibbles hold q + 8: XNNPACK's kernel zero point 8.
   if (kind_ == WeightType::kInt4)
-    return xnn_create_fully_connected_nc_qd8_f32_qb4w(in, out, in, out, static_cast<size_t>(block_size_),
+    return xnn_create_fully_connected_nc_qd8_f32_qb4w(in, out, in, out_stride, static_cast<size_t>(block_size_),
                                                       /*kernel_zero_point=*/8, block_scales, weight, bias, lo, hi, 0,
                                                       nullptr, cache, &op_);
-  return xnn_create_fully_connected_nc_f32(in, out, in, out, static_cast<const float*>(weight), bias, lo, hi, 0,
+  return xnn_create_fully_connected_nc_f32(in, out, in, out_stride, static_cast<const float*>(weight), bias, lo, hi, 0,
                                            nullptr, cache, &op_);
 }
 
@@ -336,6 +339,8 @@ Status LinearOp::Run(const float* in, size_t rows, float* out, const LinearScrat
     call.quantized = scratch.input;
     call.params = scratch.params;
     call.output = out;
+    call.output_stride = output_stride_ > static_cast<size_t>(out_features_) ? output_stride_
+                                                                            : static_cast<size_t>(out_features_);
     tracer->Traced(call);
   }
   return Status::Ok();

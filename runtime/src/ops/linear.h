@@ -51,11 +51,15 @@ class LinearOp {
   // when all are int4 with one block size; otherwise the quantized ones are
   // widened to float and all run in float.
   void Configure(std::initializer_list<LinearView> parts, const char* name);
+  // Run's output rows lie `floats` apart (at least out_features; 0: exactly
+  // out_features). Set after Configure, before Pack.
+  void set_output_stride(size_t floats) { output_stride_ = floats; }
   // Creates the operators, their packed weights in `store` (null: owned by
   // the operator); call once, after Configure.
   Status Pack(PackedWeights* store);
 
-  // out[rows, out_features] = in[rows, in_features] W^T + b. Uses `pool`
+  // out[rows, out_features] = in[rows, in_features] W^T + b (rows of the
+  // output stride, see set_output_stride). Uses `pool`
   // only when the product is large enough for a second thread to pay.
   Status Run(const float* in, size_t rows, float* out, const LinearScratch& scratch, pthreadpool_t pool,
              TranslationProfile* profile) const;
@@ -94,6 +98,7 @@ class LinearOp {
   bool fuse_relu_ = false;
   int in_features_ = 0;
   int out_features_ = 0;
+  size_t output_stride_ = 0;  // 0: out_features_
   int block_size_ = 0;  // int4
   WeightType kind_ = WeightType::kFloat32;
 };

@@ -21,7 +21,8 @@ struct LinearCall {
   const float* input = nullptr;                     // [rows, in_features]
   const int8_t* quantized = nullptr;                // [rows, in_features]
   const xnn_quantization_params* params = nullptr;  // [rows]: zero point and scale
-  const float* output = nullptr;                    // [rows, out_features]
+  const float* output = nullptr;                    // [rows, output_stride]: out_features used
+  size_t output_stride = 0;                         // floats from one output row to the next
 };
 
 class LinearTracer {

@@ -1,11 +1,9 @@
 #include "model_bytes.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include <algorithm>
 
 #include "packed_weights.h"
+#include "page_memory.h"
 
 namespace edgemt {
 
@@ -26,12 +24,8 @@ std::string ModelBytes::Identity() const {
 }
 
 void ModelBytes::ReleasePages(const void* begin, size_t count) const {
-  if (mapping == nullptr || count == 0) return;
-  // Only whole pages inside [begin, begin + count): neighbours may still be used in place.
-  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
-  uintptr_t first = (reinterpret_cast<uintptr_t>(begin) + page - 1) & ~(page - 1);
-  uintptr_t end = (reinterpret_cast<uintptr_t>(begin) + count) & ~(page - 1);
-  if (end > first) madvise(reinterpret_cast<void*>(first), end - first, MADV_DONTNEED);
+  // Only whole pages inside the range: neighbours may still be used in place.
+  if (mapping != nullptr) DropPages(begin, count);
 }
 
 }  // namespace edgemt

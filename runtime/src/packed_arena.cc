@@ -3,8 +3,6 @@
 #include <cstdint>
 #include <new>
 
-#include "page_memory.h"
-
 namespace edgemt {
 
 // A region's own bookkeeping sits in its first bytes.
@@ -20,12 +18,6 @@ struct PackedArena::FreeBlock {
   FreeBlock* next = nullptr;
 };
 
-namespace {
-
-size_t RoundUp(size_t bytes, size_t multiple) { return (bytes + multiple - 1) / multiple * multiple; }
-
-}  // namespace
-
 PackedArena::~PackedArena() {
   for (Region* region = regions_; region != nullptr;) {
     Region* next = region->next;
@@ -36,7 +28,7 @@ PackedArena::~PackedArena() {
 }
 
 void* PackedArena::Allocate(size_t bytes) {
-  const size_t size = RoundUp(bytes == 0 ? 1 : bytes, kAlignment);
+  const size_t size = RoundUpTo(bytes == 0 ? 1 : bytes, kAlignment);
   if (size < bytes || size > SIZE_MAX / 2) return nullptr;
   void* block = nullptr;
   {
@@ -67,9 +59,9 @@ void* PackedArena::Carve(size_t size) {
   }
   // Whole huge pages where there are any, so that smaller layers packed
   // later share this block's last one.
-  const size_t header = RoundUp(sizeof(Region), kAlignment);
+  const size_t header = RoundUpTo(sizeof(Region), kAlignment);
   const size_t wanted = header + size;
-  const PageBlock pages = AllocatePages(kHugePageBytes == 0 ? wanted : RoundUp(wanted, kHugePageBytes));
+  const PageBlock pages = AllocatePages(kHugePageBytes == 0 ? wanted : RoundUpTo(wanted, kHugePageBytes));
   if (pages.data == nullptr) return nullptr;
   Region* region = new (pages.data) Region;
   region->pages = pages;
@@ -83,7 +75,7 @@ void PackedArena::GiveBack(void* block, size_t bytes) {
   if (block == nullptr) return;
   std::lock_guard<std::mutex> lock(mutex_);
   FreeBlock* given = new (block) FreeBlock;
-  given->size = RoundUp(bytes == 0 ? 1 : bytes, kAlignment);
+  given->size = RoundUpTo(bytes == 0 ? 1 : bytes, kAlignment);
   given->next = given_back_;
   given_back_ = given;
 }

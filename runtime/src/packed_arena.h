@@ -10,6 +10,8 @@
 #include <cstddef>
 #include <mutex>
 
+#include "page_memory.h"
+
 namespace edgemt {
 
 class PackedArena {
@@ -25,7 +27,7 @@ class PackedArena {
   // A block from Allocate (of `bytes`, as asked), to be handed out again.
   void GiveBack(void* block, size_t bytes);
 
-  static constexpr size_t kAlignment = 128;  // XNNPACK's largest XNN_ALLOCATION_ALIGNMENT
+  static constexpr size_t kAlignment = kPageBlockAlignment;
 
  private:
   struct Region;

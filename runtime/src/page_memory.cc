@@ -3,9 +3,10 @@
 #include <cstdint>
 #include <cstdlib>
 
-#if defined(__linux__)
 #include <sys/mman.h>
 #include <unistd.h>
+
+#if defined(__linux__)
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23  // Linux 5.14; older kernels refuse it, harmlessly.
 #endif
@@ -13,10 +14,6 @@
 
 namespace edgemt {
 namespace {
-
-constexpr size_t kMinAlignment = 128;  // XNNPACK's largest XNN_ALLOCATION_ALIGNMENT
-
-size_t RoundUp(size_t bytes, size_t multiple) { return (bytes + multiple - 1) / multiple * multiple; }
 
 bool OnHugePages(size_t size) { return kHugePageBytes != 0 && size >= kHugePageBytes; }
 
@@ -30,7 +27,7 @@ void* MapHugePages(size_t size) {
   void* mapped = mmap(nullptr, size + kHugePageBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mapped == MAP_FAILED) return nullptr;
   const uintptr_t first = reinterpret_cast<uintptr_t>(mapped);
-  const uintptr_t begin = RoundUp(first, kHugePageBytes);
+  const uintptr_t begin = RoundUpTo(first, kHugePageBytes);
   if (begin > first) munmap(mapped, begin - first);
   munmap(reinterpret_cast<void*>(begin + size), first + kHugePageBytes - begin);
   (void)madvise(reinterpret_cast<void*>(begin), size, MADV_HUGEPAGE);
@@ -38,12 +35,25 @@ void* MapHugePages(size_t size) {
 }
 #endif
 
+// The whole pages inside [pointer, pointer + size): false when there are none.
+bool WholePages(const void* pointer, size_t size, void** begin, size_t* length) {
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (page_size <= 0) return false;
+  const uintptr_t page = static_cast<uintptr_t>(page_size);
+  const uintptr_t first = (reinterpret_cast<uintptr_t>(pointer) + page - 1) & ~(page - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(pointer) + size) & ~(page - 1);
+  if (end <= first) return false;
+  *begin = reinterpret_cast<void*>(first);
+  *length = end - first;
+  return true;
+}
+
 }  // namespace
 
 PageBlock AllocatePages(size_t bytes) {
   if (bytes == 0) bytes = 1;
   PageBlock block;
-  const size_t size = RoundUp(bytes, OnHugePages(bytes) ? kHugePageBytes : kMinAlignment);
+  const size_t size = RoundUpTo(bytes, OnHugePages(bytes) ? kHugePageBytes : kPageBlockAlignment);
   if (size < bytes) return block;  // overflow
 #if defined(__linux__)
   if (OnHugePages(size)) {
@@ -52,7 +62,7 @@ PageBlock AllocatePages(size_t bytes) {
     return block;
   }
 #endif
-  if (posix_memalign(&block.data, kMinAlignment, size) != 0) return PageBlock{};
+  if (posix_memalign(&block.data, kPageBlockAlignment, size) != 0) return PageBlock{};
   block.size = size;
   return block;
 }
@@ -70,16 +80,19 @@ void FreePages(const PageBlock& block) {
 
 void MakeResident(void* pointer, size_t size) {
 #if defined(__linux__)
-  const long page_size = sysconf(_SC_PAGESIZE);
-  if (page_size <= 0) return;
-  const uintptr_t page = static_cast<uintptr_t>(page_size);
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(pointer) + page - 1) & ~(page - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(pointer) + size) & ~(page - 1);
-  if (end > begin) (void)madvise(reinterpret_cast<void*>(begin), end - begin, MADV_POPULATE_WRITE);
+  void* begin = nullptr;
+  size_t length = 0;
+  if (WholePages(pointer, size, &begin, &length)) (void)madvise(begin, length, MADV_POPULATE_WRITE);
 #else
   (void)pointer;
   (void)size;
 #endif
+}
+
+void DropPages(const void* pointer, size_t size) {
+  void* begin = nullptr;
+  size_t length = 0;
+  if (WholePages(pointer, size, &begin, &length)) (void)madvise(begin, length, MADV_DONTNEED);
 }
 
 }  // namespace edgemt

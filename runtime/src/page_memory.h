@@ -1,6 +1,6 @@
-// Large blocks of memory, with huge pages where there are any, for what is
-// written whole and kept as long as the model: its packed weights
-// (packed_arena.h). Not for a translator's arena, which is planned for the
+// Whole pages: large blocks of memory, with huge pages where there are any,
+// for what is written whole and kept as long as the model: its packed
+// weights (packed_arena.h); and pages made resident or given back at once. Not for a translator's arena, which is planned for the
 // longest input and mostly never touched: a huge page would make all of it
 // resident (3x the process's memory on Multi30k at beam 4).
 //
@@ -23,8 +23,13 @@ constexpr size_t kHugePageBytes = size_t{2} << 20;  // x86-64 and arm64 with 4 k
 constexpr size_t kHugePageBytes = 0;
 #endif
 
+// The least alignment of a PageBlock: XNNPACK's largest XNN_ALLOCATION_ALIGNMENT.
+constexpr size_t kPageBlockAlignment = 128;
+
+inline size_t RoundUpTo(size_t bytes, size_t multiple) { return (bytes + multiple - 1) / multiple * multiple; }
+
 struct PageBlock {
-  void* data = nullptr;  // at least 128-byte aligned; null when out of memory
+  void* data = nullptr;  // kPageBlockAlignment-aligned at least; null when out of memory
   size_t size = 0;       // usable bytes from data
 };
 
@@ -38,5 +43,9 @@ void FreePages(const PageBlock& block);
 // system call (Linux: MADV_POPULATE_WRITE), instead of one fault per page
 // when they are first written. A refusal only costs speed.
 void MakeResident(void* pointer, size_t size);
+
+// Tells the OS that the whole pages inside [pointer, pointer + size) are not
+// needed any more (MADV_DONTNEED): mapped file pages are read again if used.
+void DropPages(const void* pointer, size_t size);
 
 }  // namespace edgemt

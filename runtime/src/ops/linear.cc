@@ -149,7 +149,7 @@ xnn_status LinearOp::Create(const void* weight, const float* scales, const uint1
   const float hi = std::numeric_limits<float>::infinity();
   const size_t in = static_cast<size_t>(in_features_);
   const size_t out = static_cast<size_t>(out_features_);
-  const size_t out_stride = output_stride_ > out ? output_stride_ : out;
+  const size_t out_stride = OutputStride();
   if (kind_ == WeightType::kInt8)
     return xnn_create_fully_connected_nc_qd8_f32_qc8w(in, out, in, out_stride, scales, static_cast<const int8_t*>(weight),
                                                       bias, lo, hi, 0, nullptr, cache, &op_);
@@ -339,8 +339,7 @@ Status LinearOp::Run(const float* in, size_t rows, float* out, const LinearScrat
     call.quantized = scratch.input;
     call.params = scratch.params;
     call.output = out;
-    call.output_stride = output_stride_ > static_cast<size_t>(out_features_) ? output_stride_
-                                                                            : static_cast<size_t>(out_features_);
+    call.output_stride = OutputStride();
     tracer->Traced(call);
   }
   return Status::Ok();

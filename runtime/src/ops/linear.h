@@ -88,6 +88,11 @@ class LinearOp {
   // or int8 elements with `scales` (int8), or int4 nibbles with `block_scales`.
   xnn_status Create(const void* weight, const float* scales, const uint16_t* block_scales, const float* bias,
                     xnn_weights_cache_t cache);
+  // Floats from one output row to the next.
+  size_t OutputStride() const {
+    const size_t out = static_cast<size_t>(out_features_);
+    return output_stride_ > out ? output_stride_ : out;
+  }
 
   xnn_operator_t op_ = nullptr;
   xnn_operator_t quantize_op_ = nullptr;  // int8, int4: float input rows to qd8

@@ -160,6 +160,17 @@ void Unsign(const int8_t* q, size_t n, uint8_t* out) {
   for (size_t k = 0; k < n; ++k) out[k] = static_cast<uint8_t>(static_cast<int32_t>(q[k]) + 128);
 }
 
+// As Unsign, the even positions first, then the odd ones
+// (ProjectInt4Vnni's layout).
+EDGEMT_VECTORIZED
+void UnsignSplitPairs(const int8_t* q, size_t n, uint8_t* out) {
+  const size_t half = n / 2;
+  for (size_t p = 0; p < half; ++p) {
+    out[p] = static_cast<uint8_t>(static_cast<int32_t>(q[2 * p]) + 128);
+    out[half + p] = static_cast<uint8_t>(static_cast<int32_t>(q[2 * p + 1]) + 128);
+  }
+}
+
 // As Center, each block of `block` elements rearranged as its even
 // positions, then its odd ones (the layout DotInt4 reads).
 EDGEMT_VECTORIZED
@@ -212,7 +223,9 @@ Status ShortlistedProjection::QuantizeInput(const float* in, size_t rows, bool v
   for (size_t r = 0; r < rows; ++r) {
     const int8_t* q = scratch.quantized.input + r * width;
     const int32_t zero_point = scratch.quantized.params[r].zero_point;
-    if (w.type == WeightType::kInt4) {
+    if (w.type == WeightType::kInt4 && vnni) {
+      UnsignSplitPairs(q, width, reinterpret_cast<uint8_t*>(scratch.centered + r * width));
+    } else if (w.type == WeightType::kInt4) {
       CenterSplitBlocks(q, zero_point, width, static_cast<size_t>(w.block_size), scratch.centered + r * width);
     } else if (vnni) {
       Unsign(q, width, reinterpret_cast<uint8_t*>(scratch.centered + r * width));
@@ -230,7 +243,7 @@ Status ShortlistedProjection::Run(const float* in, size_t rows, const OutputColu
   ScopedTimer timer(profile, TimeCategory::kXnnpack);
   const size_t width = static_cast<size_t>(view_.weight.cols);
   const MatrixView& w = view_.weight;
-  const bool vnni = w.type == WeightType::kInt8 && HasVnni();
+  const bool vnni = (w.type == WeightType::kInt8 || w.type == WeightType::kInt4) && HasVnni();
   if (view_.is_quantized()) EDGEMT_RETURN_IF_ERROR(QuantizeInput(in, rows, vnni, scratch));
   // Groups: consecutive rows with the same list, kGroupRows at most; each
   // group's columns in tiles of kColumnTile.
@@ -267,9 +280,12 @@ Status ShortlistedProjection::Run(const float* in, size_t rows, const OutputColu
                  out + r * out_stride,
                  begin,
                  std::min(list.count, begin + kColumnTile)};
-    if (vnni) {
-      const VnniRows vnni_rows{reinterpret_cast<const uint8_t*>(t.centered), width * sizeof(int16_t), t.params, n,
-                               t.out, out_stride};
+    const VnniRows vnni_rows{reinterpret_cast<const uint8_t*>(t.centered), width * sizeof(int16_t), t.params, n,
+                             t.out, out_stride};
+    if (vnni && w.type == WeightType::kInt4) {
+      ProjectInt4Vnni(w.nibbles(), w.block_scales, static_cast<size_t>(w.block_size), view_.bias, width, list.ids,
+                      t.begin, t.end, vnni_rows);
+    } else if (vnni) {
       ProjectInt8Vnni(w.i8(), w.scales, view_.bias, width, list.ids, t.begin, t.end, vnni_rows);
     } else if (w.type == WeightType::kInt8) {
       ProjectInt8(w, view_.bias, list, t, width, out_stride);

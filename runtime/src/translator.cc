@@ -156,8 +156,9 @@ struct Translator::Impl final : StepModel {
       workspace.source_columns[s] = OutputColumns{found, ids};
     }
   }
-  void ReorderCache(size_t first, const int32_t* parents, size_t live, size_t positions) override {
-    decoder.ReorderCache(first, parents, live, positions, workspace);
+  void CopyCacheSlots(const CacheCopy* copies, size_t count, size_t positions) override {
+    for (size_t i = 0; i < count; ++i)
+      decoder.CopyCacheSlot(static_cast<size_t>(copies[i].from), static_cast<size_t>(copies[i].to), positions, workspace);
   }
 
   DecodingJob JobFor(const TokenIds* sources, size_t count, const DecodeOptions& decode) {

@@ -65,7 +65,6 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
     layout->Add(&shortlist_groups, rows + 1);
   }
   if (limits.beam > 1) {
-    layout->Add(&cache_scratch, limits.beam * limits.target * SelfCacheStride(d));
     beams.Plan(limits.batch, limits.beam, limits.target, layout);
   }
 

@@ -60,7 +60,6 @@ struct Workspace {
   uint8_t* key_mask = nullptr;        // [batch * source] 1 = a real source token
   float* positions = nullptr;         // [max(source, target), d] sinusoidal table
   float* logits = nullptr;            // [batch * beam, target_vocab]
-  float* cache_scratch = nullptr;     // [beam, target, SelfCacheStride(d)] beam search: a sentence's cache rows, reordered
   DecodingScratch decoding;           // both decoding loops
   GreedyBuffers greedy;
   BeamBuffers beams;                  // beam search only (beam > 1)

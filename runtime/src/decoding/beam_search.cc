@@ -271,6 +271,10 @@ void BeamBuffers::Plan(size_t batch, size_t beam, size_t max_target, ArenaLayout
   layout->Add(&order, rows);
   layout->Add(&live, batch);
   layout->Add(&next_tokens, rows);
+  layout->Add(&cache_slots, rows);
+  layout->Add(&old_cache_slots, beam);
+  layout->Add(&slot_kept, beam);
+  layout->Add(&cache_copies, beam);
 }
 
 namespace {
@@ -304,7 +308,7 @@ size_t GatherRows(const DecodingJob& job, size_t beam, size_t step, DecodingScra
   for (size_t s = 0; s < job.count; ++s) {
     if (scratch.states[s] != SentenceState::kDecoding) continue;
     for (size_t r = 0; r < RowsOf(job, b, beam, s, step); ++r, ++rows) {
-      scratch.row_slots[rows] = static_cast<int32_t>(s * beam + r);
+      scratch.row_slots[rows] = b.cache_slots[s * beam + r];
       scratch.row_tokens[rows] = b.next_tokens[s * beam + r];
     }
   }
@@ -312,7 +316,7 @@ size_t GatherRows(const DecodingJob& job, size_t beam, size_t step, DecodingScra
 }
 
 // Chooses every unfinished sentence's hypotheses after a decoder step and
-// moves the caches of those that go on to their new rows.
+// gives those that go on their cache slots (copying a slot for a second child).
 void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int current, StepModel& model,
                 DecodingScratch& scratch, BeamBuffers& b) {
   const bool eos_allowed = step >= static_cast<size_t>(job.options->min_length);
@@ -358,7 +362,10 @@ void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int c
       continue;
     }
     const auto reorder_start = std::chrono::steady_clock::now();
-    model.ReorderCache(s * rule.beam, b.parent + s * rule.beam, result.live, step + 1);
+    std::memcpy(b.old_cache_slots, b.cache_slots + first, rule.beam * sizeof(int32_t));
+    const CacheSlotBuffers slots{b.old_cache_slots, b.cache_slots + first, b.slot_kept, b.cache_copies};
+    const size_t copies = AssignCacheSlots(b.parent + first, result.live, rule.beam, slots);
+    model.CopyCacheSlots(b.cache_copies, copies, step + 1);
     if (job.profile != nullptr) job.profile->cache_reorder_ms += MillisecondsSince(reorder_start);
   }
 }
@@ -398,7 +405,10 @@ Status DecodeBeam(const DecodingJob& job, StepModel& model, DecodingScratch& scr
     b.finished_total[s] = 0;
     b.top_finished[s] = 0;
     b.cumulative[s * beam] = 0.0f;
-    for (size_t r = 0; r < beam; ++r) b.next_tokens[s * beam + r] = job.config->decoder_start_id;
+    for (size_t r = 0; r < beam; ++r) {
+      b.next_tokens[s * beam + r] = job.config->decoder_start_id;
+      b.cache_slots[s * beam + r] = static_cast<int32_t>(s * beam + r);
+    }
   }
   int current = 0;
   // Every sentence is done within StepsFor(it) <= max_target steps.

@@ -41,6 +41,10 @@ struct BeamBuffers {
   int32_t* order = nullptr;              // [rows] finished hypotheses best first
   int32_t* live = nullptr;               // [sentences] alive hypotheses per sentence
   int32_t* next_tokens = nullptr;        // [rows] each alive hypothesis's next decoder input
+  int32_t* cache_slots = nullptr;        // [rows] each hypothesis's self-attention cache slot (cache_slots.h)
+  int32_t* old_cache_slots = nullptr;    // [beam] a sentence's, while they are assigned again
+  uint8_t* slot_kept = nullptr;          // [beam]
+  CacheCopy* cache_copies = nullptr;     // [beam]
 
   void Plan(size_t batch, size_t beam, size_t max_target, ArenaLayout* layout);
 };

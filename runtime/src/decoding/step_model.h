@@ -1,6 +1,6 @@
 // What the decoding loops (greedy.h, beam_search.h) ask of the model: one
 // decoder step over the rows they choose, its logits, and, for beam search,
-// moving self-attention cache rows to the hypotheses that survive. The
+// copying self-attention cache slots for the hypotheses that branch. The
 // translator implements it over the layers; the loops know nothing else of
 // the model's insides.
 #pragma once
@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "decoding/cache_slots.h"
 #include "edgemt/status.h"
 #include "ops/output_columns.h"
 
@@ -26,9 +27,9 @@ class StepModel {
   // The ids in the columns of the rows of source `source` (the job's
   // sources' index): every id, or the source's shortlist.
   virtual OutputColumns ColumnsOf(size_t source) const = 0;
-  // Cache slots first + r (r < live) take the first `positions` keys and
-  // values of slots first + parents[r].
-  virtual void ReorderCache(size_t first, const int32_t* parents, size_t live, size_t positions) = 0;
+  // Each copy's slot `to` takes the first `positions` keys and values of
+  // its slot `from` (no copy's target is another's source).
+  virtual void CopyCacheSlots(const CacheCopy* copies, size_t count, size_t positions) = 0;
 
  protected:
   ~StepModel() = default;

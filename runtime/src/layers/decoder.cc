@@ -7,7 +7,6 @@
 #include "ops/attention.h"
 #include "ops/embedding.h"
 #include "ops/layer_norm.h"
-#include "ops/reorder_rows.h"
 #include "profiler.h"
 #include "thread_pool.h"
 
@@ -199,14 +198,13 @@ void Decoder::AttendCross(size_t l, const int32_t* slots, size_t count, size_t p
   ParallelFor(context.pool, parallel, count, attend);
 }
 
-void Decoder::ReorderCache(size_t first, const int32_t* parents, size_t live, size_t positions,
-                           Workspace& workspace) const {
+void Decoder::CopyCacheSlot(size_t from, size_t to, size_t positions, Workspace& workspace) const {
   const size_t d = static_cast<size_t>(weights_->config.d_model);
   const size_t stride = SelfCacheStride(d);
-  const size_t row_floats = cache_length_ * stride;  // a hypothesis's cache row
+  const size_t slot_floats = cache_length_ * stride;  // a hypothesis's cache
   for (size_t l = 0; l < layers_.size(); ++l) {
     for (float* cache : {workspace.self_keys[l], workspace.self_values[l]})
-      ReorderRows(parents, live, positions * stride, row_floats, cache + first * row_floats, workspace.cache_scratch);
+      std::memcpy(cache + to * slot_floats, cache + from * slot_floats, positions * stride * sizeof(float));
   }
 }
 

@@ -50,11 +50,9 @@ class Decoder {
   // Creates what the shortlisted projection needs (models with a shortlist).
   Status PrepareShortlist();
 
-  // Beam search: self-attention cache slots first + r (r < live) take the
-  // first `positions` keys and values of slots first + parents[r]. Only the
-  // rows whose parent is another row move; a parent that is overwritten
-  // goes through workspace.cache_scratch.
-  void ReorderCache(size_t first, const int32_t* parents, size_t live, size_t positions, Workspace& workspace) const;
+  // Beam search: self-attention cache slot `to` takes the first `positions`
+  // keys and values of slot `from`, in every layer.
+  void CopyCacheSlot(size_t from, size_t to, size_t positions, Workspace& workspace) const;
 
   // Whether PrepareCrossAttention over `rows` rows (count x source length),
   // or a Step over `count` sentences, uses the thread pool.

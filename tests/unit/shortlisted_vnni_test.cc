@@ -121,8 +121,10 @@ TEST_CASE("shortlist: the VNNI int4 loop sums each block as the plain loop" * do
   const size_t vocab = 40;
   const uint16_t kOne = 0x3F80;  // bfloat16 1.0
   // Blocks shorter than a register, one register, a register and a masked part, two registers.
-  for (const auto& [in, block] : std::vector<std::pair<size_t, size_t>>{
+  for (const auto& shape : std::vector<std::pair<size_t, size_t>>{
            {32, 32}, {64, 32}, {192, 64}, {192, 96}, {256, 128}, {320, 160}, {512, 256}, {512, 512}}) {
+    // Not a structured binding: Clang 14 cannot capture one (CAPTURE is a lambda).
+    const size_t in = shape.first, block = shape.second;
     std::vector<uint8_t> nibbles(vocab * in / 2);
     for (size_t i = 0; i < nibbles.size(); ++i) {
       // Rows of all 0 and all 15 nibbles: -8 and +7, the extremes.

@@ -19,6 +19,12 @@ namespace {
 
 using edgemt::testing::Lcg;
 
+// The rows' parameters with input scale 1: the logits are then the sums.
+std::vector<xnn_quantization_params> UnitScales(std::vector<xnn_quantization_params> params) {
+  for (auto& p : params) p.scale = 1.0f;
+  return params;
+}
+
 // sum_k (q - zero point) * w: the plain loop's integer sum.
 int32_t PlainSum(const std::vector<int8_t>& q, int32_t zero_point, const int8_t* w, size_t in) {
   int32_t acc = 0;
@@ -65,10 +71,7 @@ TEST_CASE("shortlist: the VNNI int8 loop sums as the plain loop" * doctest::skip
       // instruction set has it and the plain one's has not, so it agrees to rounding.
       for (bool unit : {true, false}) {
         CAPTURE(unit);
-        std::vector<xnn_quantization_params> run_params = params;
-        if (unit) {
-          for (auto& p : run_params) p.scale = 1.0f;
-        }
+        const std::vector<xnn_quantization_params> run_params = unit ? UnitScales(params) : params;
         const std::vector<float> ones(vocab, 1.0f);
         const float* run_scales = unit ? ones.data() : scales.data();
         const float* run_bias = unit ? nullptr : bias.data();
@@ -160,10 +163,7 @@ TEST_CASE("shortlist: the VNNI int4 loop sums each block as the plain loop" * do
       const size_t out_stride = ids.size() + 2;
       for (bool unit : {true, false}) {
         CAPTURE(unit);
-        std::vector<xnn_quantization_params> run_params = params;
-        if (unit) {
-          for (auto& p : run_params) p.scale = 1.0f;
-        }
+        const std::vector<xnn_quantization_params> run_params = unit ? UnitScales(params) : params;
         const std::vector<uint16_t>& run_scales = unit ? units : scales;
         std::vector<float> out(rows * out_stride, -7.0f);
         const edgemt::VnniRows vnni{inputs.data(), stride, run_params.data(), rows, out.data(), out_stride};

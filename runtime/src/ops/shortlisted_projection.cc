@@ -5,6 +5,7 @@
 #include <string>
 
 #include "ops/dequantize.h"
+#include "ops/prefetch_rows.h"
 #include "ops/quantization_params.h"
 #include "ops/shortlisted_vnni.h"
 #include "ops/vectorize.h"
@@ -19,24 +20,9 @@ constexpr size_t kGroupRows = 4;
 // Columns per task: a pool splits even one sentence's list (a greedy step's
 // ~1,000 ids) between its threads.
 constexpr size_t kColumnTile = 128;
-// The rows are scattered through the weight, so a plain loop waits on memory
-// for each one (the hardware prefetchers follow strides, not id lists): the
-// rows this many columns ahead are fetched while the current one is added.
-constexpr size_t kPrefetchColumns = 4;
 // Reading scattered rows costs more per product than XNNPACK's streamed
 // ones, so a pool pays off at a quarter of the full product's threshold.
 constexpr size_t kMinParallelShortlistMacs = kMinParallelMacs / 4;
-constexpr size_t kCacheLine = 64;
-
-inline void PrefetchBytes(const void* address, size_t bytes) {
-#if defined(__GNUC__)
-  const char* p = static_cast<const char*>(address);
-  for (size_t offset = 0; offset < bytes; offset += kCacheLine) __builtin_prefetch(p + offset);
-#else
-  (void)address;
-  (void)bytes;
-#endif
-}
 
 // Integer sums are exact, so every instruction set gives the same bits.
 inline int32_t DotInt8(const int16_t* a, const int8_t* w, size_t n) {
@@ -243,7 +229,7 @@ Status ShortlistedProjection::Run(const float* in, size_t rows, const OutputColu
   ScopedTimer timer(profile, TimeCategory::kXnnpack);
   const size_t width = static_cast<size_t>(view_.weight.cols);
   const MatrixView& w = view_.weight;
-  const bool vnni = (w.type == WeightType::kInt8 || w.type == WeightType::kInt4) && HasVnni();
+  const bool vnni = view_.is_quantized() && HasVnni();
   if (view_.is_quantized()) EDGEMT_RETURN_IF_ERROR(QuantizeInput(in, rows, vnni, scratch));
   // Groups: consecutive rows with the same list, kGroupRows at most; each
   // group's columns in tiles of kColumnTile.
@@ -280,13 +266,15 @@ Status ShortlistedProjection::Run(const float* in, size_t rows, const OutputColu
                  out + r * out_stride,
                  begin,
                  std::min(list.count, begin + kColumnTile)};
-    const VnniRows vnni_rows{reinterpret_cast<const uint8_t*>(t.centered), width * sizeof(int16_t), t.params, n,
-                             t.out, out_stride};
-    if (vnni && w.type == WeightType::kInt4) {
-      ProjectInt4Vnni(w.nibbles(), w.block_scales, static_cast<size_t>(w.block_size), view_.bias, width, list.ids,
-                      t.begin, t.end, vnni_rows);
-    } else if (vnni) {
-      ProjectInt8Vnni(w.i8(), w.scales, view_.bias, width, list.ids, t.begin, t.end, vnni_rows);
+    if (vnni) {
+      const VnniRows vnni_rows{reinterpret_cast<const uint8_t*>(t.centered), width * sizeof(int16_t), t.params, n,
+                               t.out, out_stride};
+      if (w.type == WeightType::kInt4) {
+        ProjectInt4Vnni(w.nibbles(), w.block_scales, static_cast<size_t>(w.block_size), view_.bias, width, list.ids,
+                        t.begin, t.end, vnni_rows);
+      } else {
+        ProjectInt8Vnni(w.i8(), w.scales, view_.bias, width, list.ids, t.begin, t.end, vnni_rows);
+      }
     } else if (w.type == WeightType::kInt8) {
       ProjectInt8(w, view_.bias, list, t, width, out_stride);
     } else if (w.type == WeightType::kInt4) {

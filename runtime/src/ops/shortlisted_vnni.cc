@@ -1,6 +1,7 @@
 #include "ops/shortlisted_vnni.h"
 
 #include "ops/dequantize.h"
+#include "ops/prefetch_rows.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
 #define EDGEMT_HAS_VNNI_LOOPS 1
@@ -19,10 +20,6 @@ bool HasVnni() {
 
 namespace {
 
-// Columns ahead whose weight rows are fetched (as the plain loop: the rows
-// lie scattered, which the hardware prefetchers cannot follow).
-constexpr size_t kPrefetchColumns = 4;
-constexpr size_t kCacheLine = 64;
 constexpr size_t kBytes = 64;  // a 512-bit register
 
 // The 16 lanes' total, halving in registers: a store and 16 scalar adds
@@ -72,9 +69,9 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void Columns(const int8_t
   for (size_t c = begin; c < end; ++c) {
     if (c + kPrefetchColumns < end) {
       const size_t ahead = static_cast<size_t>(ids[c + kPrefetchColumns]);
-      for (size_t offset = 0; offset < in; offset += kCacheLine) __builtin_prefetch(weight + ahead * in + offset);
-      __builtin_prefetch(scales + ahead);
-      if (bias != nullptr) __builtin_prefetch(bias + ahead);
+      PrefetchBytes(weight + ahead * in, in);
+      PrefetchBytes(scales + ahead, 1);
+      if (bias != nullptr) PrefetchBytes(bias + ahead, 1);
     }
     const size_t id = static_cast<size_t>(ids[c]);
     int32_t dots[Rows];
@@ -89,7 +86,6 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void Columns(const int8_t
     }
   }
 }
-
 
 // One block of an int4 weight row against Rows input rows: the blocks'
 // integer sums sum_k (q[r][k] - zero point) * (w[k] - 8), exactly. A weight
@@ -141,10 +137,9 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void Int4Columns(const ui
   for (size_t c = begin; c < end; ++c) {
     if (c + kPrefetchColumns < end) {
       const size_t ahead = static_cast<size_t>(ids[c + kPrefetchColumns]);
-      for (size_t offset = 0; offset < row_bytes; offset += kCacheLine)
-        __builtin_prefetch(nibbles + ahead * row_bytes + offset);
-      __builtin_prefetch(block_scales + ahead * blocks);
-      if (bias != nullptr) __builtin_prefetch(bias + ahead);
+      PrefetchBytes(nibbles + ahead * row_bytes, row_bytes);
+      PrefetchBytes(block_scales + ahead * blocks, blocks * sizeof(uint16_t));
+      if (bias != nullptr) PrefetchBytes(bias + ahead, 1);
     }
     const size_t id = static_cast<size_t>(ids[c]);
     const uint8_t* row = nibbles + id * row_bytes;

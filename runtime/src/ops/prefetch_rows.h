@@ -1,0 +1,25 @@
+// The shortlisted projection's loops (plain and VNNI) read weight rows
+// scattered through the weight, so each waits on memory for every row (the
+// hardware prefetchers follow strides, not id lists): the rows this many
+// columns ahead are fetched while the current one is added.
+#pragma once
+
+#include <cstddef>
+
+namespace edgemt {
+
+constexpr size_t kPrefetchColumns = 4;
+
+// Asks for every cache line of [address, address + bytes).
+inline void PrefetchBytes(const void* address, size_t bytes) {
+#if defined(__GNUC__)
+  constexpr size_t kCacheLine = 64;
+  const char* p = static_cast<const char*>(address);
+  for (size_t offset = 0; offset < bytes; offset += kCacheLine) __builtin_prefetch(p + offset);
+#else
+  (void)address;
+  (void)bytes;
+#endif
+}
+
+}  // namespace edgemt

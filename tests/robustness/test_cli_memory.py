@@ -2,7 +2,7 @@
 the Multi30k example translates a short line under `ulimit -v` 64 MB on x86-64, where the plan made at the
 limits (16 sentences of 256 positions: a 105 MB arena) could not start; --memory says what was planned, and
 the plan grows with the batch and the longest line, never past the limits, with the same translations.
-Under every address-space limit from 16 to 48 MB the CLI either translates or says memory ran out: it never
+Under every address-space limit from 16 to 72 MB the CLI either translates or says memory ran out: it never
 crashes, and it writes one output line per input line whenever it starts. With --threads 8 under limits that
 leave no room for some of the threads' stacks (48 to 88 MB), it says the pool could not start instead of
 hanging.
@@ -100,7 +100,9 @@ class CliMemory(unittest.TestCase):
         expected = translate(lines, *options).stdout.splitlines()
         self.assertEqual(len(expected), len(lines))
         outcomes = set()
-        for megabytes in range(16, 49):
+        # Where the sweep crosses depends on the machine (its kernel, XNNPACK's kernels for its CPU): lines
+        # were first translated below 48 MB on one of our VMs, at 52-54 MB on another (2026-11-28).
+        for megabytes in range(16, 73):
             result = translate(lines, *options, limit_kb=megabytes * 1024)
             where = f"under {megabytes} MB: exit {result.returncode}\n{result.stderr[-2000:]}"
             self.assertIn(result.returncode, (0, 1), where)  # not a signal, not abort()'s 134

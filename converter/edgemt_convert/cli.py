@@ -32,7 +32,7 @@ int8 (format 2.0, docs/int8.md): weights symmetric per row; the runtime
 quantizes each input row of an int8 Linear itself, so nothing is calibrated
 and no data is needed. int4 (format 2.1, docs/int4.md): Linear weights and
 (format 2.6) token embeddings in 4 bits with a bfloat16 scale per block of
-inputs; --int8-embeddings keeps the embeddings int8. A shortlist (format 2.5,
+inputs; --int8-embeddings keeps the embeddings int8. A shortlist (format 2.7,
 docs/shortlist.md) limits the output layer to the target ids a source's
 tokens allow. See converter/README.md.
 """
@@ -60,7 +60,7 @@ def parser():
                         "comma-separated names as in the summary")
     p.add_argument("--source-language", metavar="CODE", help="e.g. en (default: config.json source_language; Marian: tokenizer_config.json source_lang)")
     p.add_argument("--target-language", metavar="CODE", help="e.g. de (default: config.json target_language; Marian: tokenizer_config.json target_lang)")
-    g = p.add_argument_group("vocabulary shortlist (format 2.5, docs/shortlist.md)")
+    g = p.add_argument_group("vocabulary shortlist (format 2.7, docs/shortlist.md)")
     g.add_argument("--shortlist-corpus", nargs=2, metavar=("SRC", "TGT"),
                    help="learn one from a parallel corpus: two aligned UTF-8 text files, one sentence per line "
                         "(IBM model 1)")

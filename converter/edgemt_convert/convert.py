@@ -11,7 +11,7 @@
            (quantize/int4_plan.py, recorded by reference/record.py), then
            quantize as int8 with the Linears that pass in int4 (docs/int4.md);
            the report names the layers kept in int8.
-  shortlist (--shortlist-*, format 2.5, docs/shortlist.md): built from a
+  shortlist (--shortlist-*, format 2.7, docs/shortlist.md): built from a
            parallel corpus or imported (shortlist/), given to the model before
            quantization; --export-vmap writes it as a CTranslate2 vmap.txt too.
 

@@ -1,4 +1,4 @@
-"""Vocabulary shortlists (format 2.5, shortlist/, docs/shortlist.md): IBM
+"""Vocabulary shortlists (formats 2.5 and 2.7, shortlist/, docs/shortlist.md): IBM
 model 1 recovers a planted word translation table, the Shortlist table's
 round trip through writer and reader and its rules, CTranslate2 vmap import
 and export, Bergamot binary shortlists written here in marian's layout, the
@@ -252,9 +252,9 @@ class FileFormat(Fixture):
         self.assertIsNone(parse(before).shortlist)
         m2 = parse(before)
         m2.set_shortlist(self.shortlist())
-        self.assertEqual(m2.format_minor, 5)
+        self.assertEqual(m2.format_minor, 7)
         back = parse(serialize(m2))
-        self.assertEqual((back.format_major, back.format_minor), (2, 5))
+        self.assertEqual((back.format_major, back.format_minor), (2, 7))
         for name, dtype in (("frequent", np.int32), ("offsets", np.uint32), ("candidates", np.int32)):
             got = getattr(back.shortlist, name)
             self.assertEqual(got.dtype, dtype, name)
@@ -264,6 +264,31 @@ class FileFormat(Fixture):
         # a model without a shortlist is written as before (format 2.3 here)
         self.assertEqual(serialize(parse(before)), before)
         self.assertEqual(parse(before).format_minor, 3)
+
+    def test_output_sums(self):
+        """Format 2.7: the file's output_row_sum and output_bias_sum are the sums over the vocabulary
+        of the projection's rows as the runtime reads them (dequantized) and of its bias."""
+        from edgemt_convert.format.schema import fb
+        ckpt = os.path.join(self.tmp, "plain-ckpt")
+        for dtype in ("float32", "int8", "int4"):
+            with self.subTest(dtype=dtype):
+                path = os.path.join(self.tmp, "sums-%s.edgemt" % dtype)
+                convert(ckpt, path, "--dtype", dtype)
+                m = read(path)
+                m.set_shortlist(self.shortlist())
+                data = serialize(m)
+                sl = fb().Model.Model.GetRootAs(data, 0).Shortlist()
+                weight = m.output_weight()
+                self.assertEqual(weight.is_quantized, dtype != "float32")
+                expected = weight.dequantize().astype(np.float64).sum(axis=0)
+                got = sl.OutputRowSumAsNumpy()
+                self.assertEqual(got.dtype, np.float32)
+                self.assertEqual(got.shape, (m.config.d_model,))
+                np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-6)
+                self.assertGreater(np.abs(expected).max(), 0.01)  # not a vector of zeros
+                bias = m.decoder.output_projection.bias
+                self.assertAlmostEqual(sl.OutputBiasSum(), 0.0 if bias is None else float(np.sum(bias, dtype=np.float64)),
+                                       places=5)
 
     def test_rules(self):
         m = parse(serialize(self.plain_model))
@@ -437,13 +462,13 @@ class CommandLine(Fixture):
         write_lines(spm_src, corpus_lines(np.random.default_rng(4), 200))
         text = convert(self.spm_ckpt, out, "--shortlist-corpus", spm_src, spm_src, "--shortlist-k", "5",
                        "--shortlist-frequent", "20", "--shortlist-iterations", "3", "--export-vmap", vmap)
-        self.assertIn("shortlist (format 2.5, docs/shortlist.md): IBM model 1 on cli.src/cli.src (200 sentence pairs), "
+        self.assertIn("shortlist (format 2.7, docs/shortlist.md): IBM model 1 on cli.src/cli.src (200 sentence pairs), "
                       "3 iterations, at most 5 per source id", text)
         self.assertRegex(text, r"shortlist: 21 frequent ids; candidates per source id: mean [\d.]+, max \d+ .* bytes")
         self.assertRegex(text, r"time: load [\d.]+s, shortlist [\d.]+s")
         m = read(out)
-        self.assertEqual((m.format_minor, m.metadata.dtype), (5, "int8"))
-        self.assertIn("int8 (format 2.5", m.metadata.quantization_summary)
+        self.assertEqual((m.format_minor, m.metadata.dtype), (7, "int8"))
+        self.assertIn("int8 (format 2.7", m.metadata.quantization_summary)
         back, _ = read_vmap(vmap, Vocabularies(m))
         self.assertEqual(back.candidates.tolist(), m.shortlist.candidates.tolist())
 
@@ -452,7 +477,7 @@ class CommandLine(Fixture):
         text = convert(self.plain_path, out, "--shortlist-corpus", *self.corpus)
         self.assertIn("plain.edgemt: a shortlist added -> amended.edgemt", text)
         m = read(out)
-        self.assertEqual(m.format_minor, 5)
+        self.assertEqual(m.format_minor, 7)
         with open(self.plain_path, "rb") as f:
             self.assertEqual(serialize(dataclasses.replace(m, shortlist=None, format_minor=3)), f.read())
         vmap = os.path.join(self.tmp, "amended.vmap")

@@ -104,6 +104,11 @@ struct ShortlistView {
   const uint32_t* offsets = nullptr;  // [source_vocab + 1]
   const int32_t* candidates = nullptr;
   size_t longest = 0;  // the most candidates any source id has
+  // 2.7: the output projection's rows summed over the whole vocabulary
+  // [d_model], and its bias summed (decoding estimates the probability of
+  // the ids outside a list from them); null in older files.
+  const float* output_row_sum = nullptr;
+  double output_bias_sum = 0.0;
   bool present() const { return offsets != nullptr; }
 };
 

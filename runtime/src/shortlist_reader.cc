@@ -1,5 +1,6 @@
 #include "shortlist_reader.h"
 
+#include <cmath>
 #include <string>
 
 #include "edgemt_generated.h"
@@ -48,6 +49,18 @@ Status ReadShortlist(const fb::Shortlist* shortlist, const ModelConfig& config, 
   const size_t frequent_count = frequent != nullptr ? frequent->size() : 0;
   if (frequent_count > 0 && !AscendingTargetIds(frequent->data(), frequent_count, config.target_vocab_size))
     return Invalid("the frequent ids are not ascending target ids without repeats");
+  const auto* row_sum = shortlist->output_row_sum();
+  if (row_sum != nullptr) {
+    if (row_sum->size() != static_cast<size_t>(config.d_model))
+      return Invalid("output_row_sum has " + std::to_string(row_sum->size()) + " values for d_model " +
+                     std::to_string(config.d_model));
+    for (const float v : *row_sum) {
+      if (!std::isfinite(v)) return Invalid("output_row_sum holds a value that is not finite");
+    }
+    if (!std::isfinite(shortlist->output_bias_sum())) return Invalid("output_bias_sum is not finite");
+    out->output_row_sum = row_sum->data();
+    out->output_bias_sum = shortlist->output_bias_sum();
+  }
   out->frequent = frequent_count > 0 ? frequent->data() : nullptr;
   out->frequent_count = frequent_count;
   out->offsets = offsets->data();

@@ -1,4 +1,4 @@
-// Verifies a file's vocabulary shortlist (schema 2.5) and builds its view.
+// Verifies a file's vocabulary shortlist (schema 2.5; 2.7 its output sums) and builds its view.
 #pragma once
 
 #include "edgemt/status.h"
@@ -13,7 +13,8 @@ struct Shortlist;
 // Absent (`shortlist` null) leaves `out` empty. Checks the offsets (one per
 // source id and one more, non-decreasing, ending at the candidates' end),
 // that every id is in the target vocabulary, and that each list is
-// ascending without repeats: decoding relies on all of it.
+// ascending without repeats: decoding relies on all of it. The output sums,
+// when present, must be d_model finite values and a finite bias sum.
 Status ReadShortlist(const fb::Shortlist* shortlist, const ModelConfig& config, ShortlistView* out);
 
 }  // namespace edgemt

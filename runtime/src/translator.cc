@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <limits>
 #include <new>
 #include <string>
 #include <vector>
@@ -142,6 +143,9 @@ struct Translator::Impl final : StepModel {
     return Status::Ok();
   }
   float* logits() override { return workspace.logits; }
+  float UnlistedLogMass(size_t row) const override {
+    return shortlists != nullptr ? workspace.unlisted_log_mass[row] : -std::numeric_limits<float>::infinity();
+  }
   OutputColumns ColumnsOf(size_t source) const override {
     if (shortlists != nullptr) return shortlists[source];
     return OutputColumns{static_cast<size_t>(model->config().target_vocab_size), nullptr};

@@ -63,6 +63,7 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
     layout->Add(&shortlist_seen, vocab);
     layout->Add(&shortlist_centered, rows * d);
     layout->Add(&shortlist_groups, rows + 1);
+    layout->Add(&unlisted_log_mass, rows);
   }
   if (limits.beam > 1) {
     beams.Plan(limits.batch, limits.beam, limits.target, layout);

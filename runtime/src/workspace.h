@@ -71,6 +71,7 @@ struct Workspace {
   uint8_t* shortlist_seen = nullptr;        // [target vocab] all 0 between uses
   int16_t* shortlist_centered = nullptr;    // [batch * beam, d] the projection's quantized input, centered
   uint32_t* shortlist_groups = nullptr;     // [batch * beam + 1]
+  float* unlisted_log_mass = nullptr;       // [batch * beam] a step's rows' (ops/unlisted_mass.h)
   // Phase buffers: the encoder's are dead once decoding starts.
   StackBuffers encoder;  // rows = batch * source
   StackBuffers decoder;  // rows = batch * beam

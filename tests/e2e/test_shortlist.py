@@ -7,11 +7,11 @@ translations against the same file with --no-shortlist.
   frequent ids): dev BLEU, greedy and beam 4, at least the whole
   vocabulary's less 0.1 (measured: higher).
 - A wide one (200 per source id, 4,000 frequent): at least 97% of the
-  greedy translations identical to the whole vocabulary's, and BLEU within
-  0.1 of it. Beam 4's identical share is printed, not asserted at 97%:
-  with a shortlist each step's log-probabilities are normalised over the
-  shortlist, which moves beam search's comparisons between hypotheses
-  (docs/shortlist.md, "Quality").
+  translations identical to the whole vocabulary's and BLEU within 0.1 of
+  it, greedy and beam 4. Beam 4 holds only because each step's normaliser
+  adds the estimated probability of the ids outside the shortlist (format
+  2.7's output sums, docs/shortlist.md "Scores"): normalised over the
+  shortlist alone, 465 of 500 were identical.
 
 Two models: the example file (Shortlist), and the same trained model
 written in Hugging Face Marian's layout (tests/tools/marian_from_seed.py)
@@ -93,11 +93,8 @@ class Shortlist(unittest.TestCase):
             listed_bleu = self.bleu(listed, "wide%d" % beam)
             print("wide shortlist, beam %d: %d/500 identical, BLEU %.2f (whole vocabulary %.2f)"
                   % (beam, same, listed_bleu, whole_bleu))
-            if beam == 1:
-                self.assertGreaterEqual(same, 0.97 * 500)
-                self.assertLessEqual(abs(listed_bleu - whole_bleu), 0.1)
-            else:
-                self.assertGreaterEqual(listed_bleu, whole_bleu - 0.1)
+            self.assertGreaterEqual(same, 0.97 * 500)
+            self.assertLessEqual(abs(listed_bleu - whole_bleu), 0.1)
 
 
 class MarianShortlist(Shortlist):

@@ -64,7 +64,8 @@ int main(int argc, char** argv) {
     };
     seeds.emplace_back(dtype + "-silu-halves-shared", shared);
   }
-  // A vocabulary shortlist (format 2.5): source id i may produce target ids i and i + 1.
+  // A vocabulary shortlist (format 2.5): source id i may produce target ids i
+  // and i + 1; with format 2.7's output sums (values the fuzzer may change).
   TestModelSpec listed = Tiny(true);
   listed.mutate = [](edgemt::fb::ModelT& model) {
     auto list = std::make_unique<edgemt::fb::ShortlistT>();
@@ -75,8 +76,10 @@ int main(int argc, char** argv) {
       list->candidates.push_back(i + 1);
       list->offsets.push_back(static_cast<uint32_t>(list->candidates.size()));
     }
+    list->output_row_sum.assign(static_cast<size_t>(model.config->d_model), 0.25f);
+    list->output_bias_sum = -3.0;
     model.shortlist = std::move(list);
-    model.format_minor = 5;
+    model.format_minor = 7;
   };
   seeds.emplace_back("int8-shortlist", listed);
   // int4 blocks are at least 32 inputs wide: the smallest int4 model.

@@ -186,7 +186,8 @@ void MutateConfig(edgemt::fb::ConfigT& c, Random& random) {
 }
 
 // The vocabulary shortlist (format 2.5): an id, an offset or a list broken,
-// a list emptied, or a shortlist made up for a model without one.
+// a list emptied, 2.7's output sums resized or made huge or NaN, or a
+// shortlist made up for a model without one.
 void MutateShortlist(edgemt::fb::ModelT& model, Random& random) {
   if (!model.shortlist) {
     auto list = std::make_unique<edgemt::fb::ShortlistT>();
@@ -202,10 +203,18 @@ void MutateShortlist(edgemt::fb::ModelT& model, Random& random) {
     return;
   }
   edgemt::fb::ShortlistT& list = *model.shortlist;
-  switch (Pick(random, 6)) {
+  switch (Pick(random, 8)) {
     case 0:
       if (!list.offsets.empty()) list.offsets[Pick(random, list.offsets.size())] = SpecialCount(random, 4);
       break;
+    case 5: list.output_row_sum.resize(Pick(random, list.output_row_sum.size() + 2), 1.0f); break;
+    case 6: {
+      const float values[] = {std::nanf(""), INFINITY, 3e38f, -3e38f, 1e-30f};
+      const float value = values[Pick(random, 5)];
+      if (!list.output_row_sum.empty()) list.output_row_sum[Pick(random, list.output_row_sum.size())] = value;
+      else list.output_bias_sum = value;
+      break;
+    }
     case 1:
       if (!list.candidates.empty())
         list.candidates[Pick(random, list.candidates.size())] = static_cast<int32_t>(SpecialCount(random, 8));

@@ -3,11 +3,13 @@
 // a shortlist of every id decodes as the whole vocabulary does; a sentence's
 // output does not depend on its batch or thread count; use_shortlist =
 // false ignores it; translating allocates nothing; a broken shortlist is
-// refused at load.
+// refused at load; format 2.7's output sums bring log-probabilities nearer
+// the whole vocabulary's.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <set>
@@ -27,10 +29,44 @@ using edgemt::testing::Views;
 
 namespace {
 
+// Format 2.7's sums of a float32 or int8 output projection (not tied), as
+// the converter writes them.
+void AddOutputSums(fb::ModelT& model) {
+  const fb::LinearT& projection = *model.decoder->output_projection;
+  const fb::TensorT& w = *projection.weight;
+  const size_t rows = w.shape[0], cols = w.shape[1];
+  std::vector<double> sum(cols, 0.0);
+  for (size_t r = 0; r < rows; ++r) {
+    for (size_t c = 0; c < cols; ++c) {
+      float value;
+      if (w.type == fb::TensorType::Float32) {
+        std::memcpy(&value, w.data.data() + (r * cols + c) * sizeof(float), sizeof(float));
+      } else {
+        REQUIRE(w.type == fb::TensorType::Int8);
+        value = static_cast<float>(static_cast<int8_t>(w.data[r * cols + c])) * w.scales[r];
+      }
+      sum[c] += value;
+    }
+  }
+  auto& list = *model.shortlist;
+  list.output_row_sum.assign(sum.begin(), sum.end());
+  list.output_bias_sum = 0.0;
+  if (projection.bias != nullptr) {
+    for (size_t r = 0; r < rows; ++r) {
+      float b;
+      std::memcpy(&b, projection.bias->data.data() + r * sizeof(float), sizeof(float));
+      list.output_bias_sum += b;
+    }
+  }
+  model.format_minor = 7;
+}
+
 // A shortlist for `spec`: source id i's candidates are `per_source` ids
 // spread over the target vocabulary from (7 * i) on, plus `frequent`.
-// every_id: each source id lists the whole target vocabulary.
-void AddShortlist(TestModelSpec* spec, int per_source, std::vector<int32_t> frequent, bool every_id = false) {
+// every_id: each source id lists the whole target vocabulary; sums: with
+// format 2.7's sums of the output projection.
+void AddShortlist(TestModelSpec* spec, int per_source, std::vector<int32_t> frequent, bool every_id = false,
+                  bool sums = false) {
   const int sources = spec->source_vocab;
   const int targets = spec->target_vocab;
   spec->mutate = [=](fb::ModelT& model) {
@@ -49,6 +85,7 @@ void AddShortlist(TestModelSpec* spec, int per_source, std::vector<int32_t> freq
     }
     model.shortlist = std::move(list);
     model.format_minor = 5;
+    if (sums) AddOutputSums(model);
   };
 }
 
@@ -283,6 +320,17 @@ TEST_CASE("a broken shortlist is refused when the model loads") {
       {"frequent ids repeated", [](fb::ShortlistT& s) { s.frequent = {4, 4}; }},
       {"a frequent id outside the vocabulary", [](fb::ShortlistT& s) { s.frequent = {4, 48}; }},
       {"no offsets", [](fb::ShortlistT& s) { s.offsets.clear(); }},
+      {"output sums of another length than d_model", [](fb::ShortlistT& s) { s.output_row_sum.assign(15, 1.0f); }},
+      {"an output sum that is NaN",
+       [](fb::ShortlistT& s) {
+         s.output_row_sum.assign(16, 1.0f);
+         s.output_row_sum[4] = std::nanf("");
+       }},
+      {"an infinite bias sum",
+       [](fb::ShortlistT& s) {
+         s.output_row_sum.assign(16, 1.0f);
+         s.output_bias_sum = HUGE_VAL;
+       }},
   };
   for (const Case& c : cases) {
     CAPTURE(c.what);
@@ -299,5 +347,54 @@ TEST_CASE("a broken shortlist is refused when the model loads") {
     REQUIRE(!model.ok());
     CHECK(model.status().code() == StatusCode::kInvalidModel);
     CHECK(model.status().message().find("shortlist") != std::string::npos);
+  }
+}
+
+TEST_CASE("the output sums bring a shortlist's log-probabilities nearer the whole vocabulary's") {
+  // Greedy choices do not depend on the normalizer: with and without the
+  // sums the ids are the same, and each token's log-probability lies
+  // between the list's own (without the sums, the highest) and the whole
+  // vocabulary's where the whole vocabulary chose the same ids.
+  for (const bool int8 : {false, true}) {
+    CAPTURE(int8);
+    TestModelSpec base;
+    base.int8 = int8;
+    base.target_vocab = 97;
+    TestModelSpec plain = base, summed = base;
+    AddShortlist(&plain, 4, {4, 9, 20, 30});
+    AddShortlist(&summed, 4, {4, 9, 20, 30}, /*every_id=*/false, /*sums=*/true);
+    const TestModel a = LoadTestModel(plain);
+    const TestModel b = LoadTestModel(summed);
+    const auto sources = SyntheticSources(12, base.source_vocab, 3, 2, 6, 5);
+    auto without_sums = Make(a, 4, 1);
+    auto with_sums = Make(b, 4, 1);
+    DecodeOptions decode;
+    decode.min_length = 5;
+    const auto own = Translate(*without_sums, sources, 4, decode);
+    const auto estimated = Translate(*with_sums, sources, 4, decode);
+    decode.use_shortlist = false;
+    const auto whole = Translate(*with_sums, sources, 4, decode);
+    size_t compared = 0;
+    double own_error = 0.0, estimated_error = 0.0;
+    for (size_t i = 0; i < sources.size(); ++i) {
+      REQUIRE(own[i].ids == estimated[i].ids);
+      REQUIRE(own[i].log_probs.size() == estimated[i].log_probs.size());
+      for (size_t t = 0; t < own[i].log_probs.size(); ++t) {
+        CHECK(estimated[i].log_probs[t] < own[i].log_probs[t]);  // lists of at most 29 of 97 ids
+        // The same prefix and the same choice over the whole vocabulary.
+        if (t >= own[i].ids.size() || t >= whole[i].ids.size()) continue;
+        if (!std::equal(own[i].ids.begin(), own[i].ids.begin() + static_cast<std::ptrdiff_t>(t + 1),
+                        whole[i].ids.begin()))
+          continue;
+        CHECK(estimated[i].log_probs[t] >= whole[i].log_probs[t] - 1e-4f);
+        own_error += own[i].log_probs[t] - whole[i].log_probs[t];
+        estimated_error += estimated[i].log_probs[t] - whole[i].log_probs[t];
+        ++compared;
+      }
+    }
+    CAPTURE(own_error);
+    CAPTURE(estimated_error);
+    CHECK(compared >= 10);
+    CHECK(estimated_error < 0.7 * own_error);
   }
 }

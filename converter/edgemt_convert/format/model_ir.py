@@ -184,6 +184,7 @@ FORMAT_MINOR_CTRANSLATE2 = 3  # GELU approximations, OpenNMT's sinusoid, source 
 FORMAT_MINOR_EMBEDDING_NORM = 4  # embedding norms (NORM_WITH_EMBEDDING_NORM)
 FORMAT_MINOR_SHORTLIST = 5   # a vocabulary shortlist (Model.shortlist)
 FORMAT_MINOR_INT4_EMBEDDINGS = 6  # Int4 token embeddings (and a projection tied to one)
+FORMAT_MINOR_SHORTLIST_SUMS = 7  # Shortlist.output_row_sum / output_bias_sum (written with every shortlist)
 
 
 @dataclass
@@ -210,10 +211,11 @@ class Model:
     shortlist: Optional[Shortlist] = None     # format 2.5 (the schema's last Model field)
 
     def set_shortlist(self, shortlist):
-        """Gives the model a shortlist (None: none); a file with one is format 2.5."""
+        """Gives the model a shortlist (None: none); a file with one is format 2.7
+        (the writer adds 2.7's sums of the output projection)."""
         self.shortlist = shortlist
         if shortlist is not None:
-            self.format_minor = max(self.format_minor, FORMAT_MINOR_SHORTLIST)
+            self.format_minor = max(self.format_minor, FORMAT_MINOR_SHORTLIST_SUMS)
 
     def token_embeddings(self):
         """(name, Tensor) of the token embeddings the file holds (the encoder's

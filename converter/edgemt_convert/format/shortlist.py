@@ -62,6 +62,25 @@ def _check_ranges(candidates, offsets):
                               % (source, what, candidates[j], candidates[j - 1]))
 
 
+def output_sums(model):
+    """Format 2.7: (the output projection's rows summed over the vocabulary as
+    float32 [d_model], its bias summed as a float), the rows as the runtime
+    reads them (int8 and int4 dequantized). With them the runtime estimates
+    the probability of the ids a shortlist leaves out (docs/shortlist.md)."""
+    weight = model.output_weight()
+    rows = weight.data.shape[0]
+    total = np.zeros(weight.data.shape[1], dtype=np.float64)
+    chunk = 4096  # a 58,101-row projection never dequantized whole
+    for start in range(0, rows, chunk):
+        part = ir.Tensor(data=weight.data[start:start + chunk],
+                         scales=None if weight.scales is None else weight.scales[start:start + chunk],
+                         block_size=weight.block_size)
+        total += part.dequantize().sum(axis=0, dtype=np.float64)
+    bias = model.decoder.output_projection.bias
+    bias_sum = 0.0 if bias is None else float(np.asarray(bias, dtype=np.float64).sum())
+    return total.astype(np.float32), bias_sum
+
+
 def validate(shortlist, config):
     """ir.Shortlist with the file's types (int32, uint32, int32 arrays, str)
     after checking every rule against the model's config; ConversionError

@@ -13,6 +13,7 @@ import numpy as np
 from . import model_ir as ir
 from .int4_encoding import pack_nibbles, to_bfloat16
 from .schema import accessor, fb
+from .shortlist import output_sums
 from .shortlist import validate as validate_shortlist
 
 DATA_ALIGNMENT = 64
@@ -99,17 +100,21 @@ def _table(b, obj, f):
     return getattr(module, name + "End")(b)
 
 
-def _shortlist(b, shortlist, config, f):
-    """Format 2.5: the Shortlist table, after checking its rules (format/shortlist.py)."""
-    sl = validate_shortlist(shortlist, config)
+def _shortlist(b, model, f):
+    """Format 2.5: the Shortlist table, after checking its rules (format/shortlist.py),
+    with 2.7's sums of the output projection, derived from the weights being written."""
+    sl = validate_shortlist(model.shortlist, model.config)
+    row_sum, bias_sum = output_sums(model)
     vectors = [b.CreateNumpyVector(np.asarray(a, dtype=dtype))
-               for a, dtype in ((sl.frequent, "<i4"), (sl.offsets, "<u4"), (sl.candidates, "<i4"))]
+               for a, dtype in ((sl.frequent, "<i4"), (sl.offsets, "<u4"), (sl.candidates, "<i4"), (row_sum, "<f4"))]
     description = b.CreateString(sl.description)
     f.Shortlist.ShortlistStart(b)
     f.Shortlist.ShortlistAddFrequent(b, vectors[0])
     f.Shortlist.ShortlistAddOffsets(b, vectors[1])
     f.Shortlist.ShortlistAddCandidates(b, vectors[2])
     f.Shortlist.ShortlistAddDescription(b, description)
+    f.Shortlist.ShortlistAddOutputRowSum(b, vectors[3])
+    f.Shortlist.ShortlistAddOutputBiasSum(b, bias_sum)
     return f.Shortlist.ShortlistEnd(b)
 
 
@@ -151,8 +156,8 @@ def serialize(model):
         _value(b, part, f) for part in (config, model.encoder, model.decoder, model.tokenizer, model.metadata))
     shortlist, minor = None, model.format_minor
     if model.shortlist is not None:
-        shortlist = _shortlist(b, model.shortlist, model.config, f)
-        minor = max(minor, ir.FORMAT_MINOR_SHORTLIST)
+        shortlist = _shortlist(b, model, f)
+        minor = max(minor, ir.FORMAT_MINOR_SHORTLIST_SUMS)
     if model.has_int4_embedding():
         minor = max(minor, ir.FORMAT_MINOR_INT4_EMBEDDINGS)
     f.Model.ModelStart(b)

@@ -1,4 +1,4 @@
-"""Vocabulary shortlists (format 2.5, docs/shortlist.md): for each source
+"""Vocabulary shortlists (formats 2.5 and 2.7, docs/shortlist.md): for each source
 id, the target ids a translation of it may use, plus ids every translation
 may use. The runtime then computes the output layer over the union of a
 source's lists only.

@@ -69,7 +69,7 @@ def stats(shortlist):
 def describe(shortlist):
     """The summary's lines about a shortlist."""
     s = stats(shortlist)
-    return ["shortlist (format 2.5, docs/shortlist.md): %s" % shortlist.description,
+    return ["shortlist (format 2.7, docs/shortlist.md): %s" % shortlist.description,
             "shortlist: %d frequent ids; candidates per source id: mean %.1f, max %d (%s of %s source ids have "
             "any, %s candidates); %s bytes"
             % (s.frequent, s.mean, s.max, format(s.sources, ","), format(s.source_vocab_size, ","),

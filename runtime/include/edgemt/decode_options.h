@@ -97,11 +97,14 @@ struct DecodeOptions {
   int alignment_layer = -1;
   // With a model file that has a vocabulary shortlist (docs/shortlist.md),
   // each sentence chooses only among its shortlist: the candidates of its
-  // source ids, the model's frequent ids and </s>. The output layer, the
-  // log-softmax and the choice cover those ids alone, so scores are
-  // log-probabilities over the shortlist. A sentence's shortlist depends on
-  // its source only: outputs do not depend on the batch. false: the whole
-  // vocabulary. Without a shortlist in the file it changes nothing.
+  // source ids, the model's frequent ids and </s>. The output layer and the
+  // choice cover those ids alone; the log-softmax's normalizer adds an
+  // estimate of the probability of the other ids when the file has its
+  // output sums (format 2.7), so that scores stay near the whole
+  // vocabulary's, else it covers the shortlist alone. A sentence's
+  // shortlist depends on its source only: outputs do not depend on the
+  // batch. false: the whole vocabulary. Without a shortlist in the file it
+  // changes nothing.
   bool use_shortlist = true;
   // Streaming (beam_size 1 only): after each decoder step, on_token gets each
   // sentence's new id (</s> is not passed: the sentence just ends). When it

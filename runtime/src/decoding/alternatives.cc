@@ -93,8 +93,8 @@ Status RankAlternatives(const DecodingJob& job, StepModel& model, DecodingScratc
       float* row = model.logits() + r * vocab;
       const OutputColumns columns = model.ColumnsOf(job.SourceIndexOf(s));
       ApplyLogitsProcessors(job.processors, nullptr, 0, row, columns);
-      const float normalizer =
-          ExcludingIds(LogSumExp(row, columns.count), row, columns.count, ColumnsOf(excluded, columns));
+      const float lse = ListedLogSumExp(row, columns.count, model.UnlistedLogMass(r));
+      const float normalizer = ExcludingIds(lse, row, columns.count, ColumnsOf(excluded, columns));
       // The vocabulary-sized scratch holds the ranking (at most vocab ids),
       // the normalizer being taken.
       int32_t* best_ids = scratch.ids;

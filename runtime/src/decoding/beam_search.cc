@@ -348,10 +348,12 @@ void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int c
     const OutputColumns columns = model.ColumnsOf(job.SourceIndexOf(s));
     const BannedIds excluded_columns = ColumnsOf(excluded, columns);
     float normalizers[kMaxBeamSize];
+    const size_t first_row = static_cast<size_t>(rows - model.logits()) / rule.vocab;
     for (size_t r = 0; r < live; ++r) {
       float* row = rows + r * rule.vocab;
       job.ApplyProcessors(s, b.ids[current] + (first + r) * t, step, row, columns);
-      normalizers[r] = ExcludingIds(LogSumExp(row, columns.count), row, columns.count, excluded_columns);
+      const float lse = ListedLogSumExp(row, columns.count, model.UnlistedLogMass(first_row + r));
+      normalizers[r] = ExcludingIds(lse, row, columns.count, excluded_columns);
     }
     const bool after_prefix = !job.completing && prefix.size > 0 && step == prefix.size;
     const BeamStepResult result = BeamStep(rule, s, rows, normalizers, live, step, eos_allowed, last_step, current,

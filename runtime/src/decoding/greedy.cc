@@ -36,9 +36,10 @@ GreedyRule RuleOf(const DecodingJob& job) {
 // state. True when the sentence goes on, with *chosen its next decoder input.
 // A target prefix's ids are fed instead of chosen, with log-probability 0.
 // `row`: the sentence's row in the step (its alignment); `columns`: the
-// ids of its logits.
+// ids of its logits, of which `unlisted_log_mass` leaves the rest out.
 bool Advance(const DecodingJob& job, const GreedyRule& g, size_t s, size_t row, float* logits,
-             const OutputColumns& columns, DecodingScratch& scratch, GreedyBuffers& b, int32_t* chosen) {
+             const OutputColumns& columns, float unlisted_log_mass, DecodingScratch& scratch, GreedyBuffers& b,
+             int32_t* chosen) {
   const DecodeOptions& decode = *job.options;
   const size_t width = columns.count;
   const int32_t produced = b.output_lengths[s];
@@ -56,7 +57,8 @@ bool Advance(const DecodingJob& job, const GreedyRule& g, size_t s, size_t row, 
     const int32_t column = g.sampling ? SampleToken(logits, width, rule, &b.sampler_states[s], scratch.probs, scratch.ids)
                                       : NextToken(logits, width, rule.banned);
     if (job.hypotheses != nullptr) {  // only when asked: a pass over the vocabulary
-      *log_prob = logits[column] - ExcludingIds(LogSumExp(logits, width), logits, width, rule.banned);
+      const float lse = ListedLogSumExp(logits, width, unlisted_log_mass);
+      *log_prob = logits[column] - ExcludingIds(lse, logits, width, rule.banned);
     }
     next = columns.IdAt(static_cast<size_t>(column));
   }
@@ -127,7 +129,8 @@ Status DecodeGreedy(const DecodingJob& job, StepModel& model, DecodingScratch& s
       const size_t s = static_cast<size_t>(scratch.row_slots[r]);
       int32_t next = 0;
       const OutputColumns columns = model.ColumnsOf(job.SourceIndexOf(s));
-      if (!Advance(job, rule, s, r, model.logits() + r * vocab, columns, scratch, b, &next)) continue;
+      if (!Advance(job, rule, s, r, model.logits() + r * vocab, columns, model.UnlistedLogMass(r), scratch, b, &next))
+        continue;
       scratch.row_slots[kept] = static_cast<int32_t>(s);  // kept <= r: compacts in place
       scratch.row_tokens[kept] = next;
       ++kept;

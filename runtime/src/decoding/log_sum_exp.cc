@@ -26,6 +26,15 @@ float LogSumExp(const float* logits, size_t count) {
   return top + std::log(AddLanes(partial));
 }
 
+float ListedLogSumExp(const float* logits, size_t count, float unlisted_log_mass) {
+  const float listed = LogSumExp(logits, count);
+  if (std::isinf(unlisted_log_mass) || std::isnan(listed) || listed == std::numeric_limits<float>::infinity())
+    return listed;
+  if (std::isinf(listed)) return unlisted_log_mass;  // -infinity: nothing listed is possible
+  const float top = std::max(listed, unlisted_log_mass);
+  return top + std::log(std::exp(listed - top) + std::exp(unlisted_log_mass - top));
+}
+
 float ExcludingIds(float lse, const float* logits, size_t vocab, const BannedIds& excluded) {
   double removed = 0.0;
   for (size_t i = 0; i < excluded.count; ++i) {

@@ -15,6 +15,12 @@ namespace edgemt {
 // logit is.
 float LogSumExp(const float* logits, size_t count);
 
+// LogSumExp of a row that holds the logits of a shortlist's ids only, with
+// the estimated log-mass of the ids outside it added (-infinity: none), so
+// that log-probabilities stay near the whole vocabulary's
+// (docs/shortlist.md, "Scores").
+float ListedLogSumExp(const float* logits, size_t count, float unlisted_log_mass);
+
 // The normalizer over the ids a choice may make: `lse` from LogSumExp on
 // the same row, without the ids in `excluded` (a model's banned ids, </s>
 // before min_length), so that the allowed ids' log-probabilities sum to

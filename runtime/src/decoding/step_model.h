@@ -27,6 +27,10 @@ class StepModel {
   // The ids in the columns of the rows of source `source` (the job's
   // sources' index): every id, or the source's shortlist.
   virtual OutputColumns ColumnsOf(size_t source) const = 0;
+  // The estimated log of sum(exp(logit)) over the ids outside row r's
+  // shortlist in the last Step (ops/unlisted_mass.h), which its normalizer
+  // adds (ListedLogSumExp); -infinity without a shortlist.
+  virtual float UnlistedLogMass(size_t row) const = 0;
   // Each copy's slot `to` takes the first `positions` keys and values of
   // its slot `from` (no copy's target is another's source).
   virtual void CopyCacheSlots(const CacheCopy* copies, size_t count, size_t positions) = 0;

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <limits>
 
 #include "ops/attention.h"
 #include "ops/embedding.h"
 #include "ops/layer_norm.h"
+#include "ops/unlisted_mass.h"
 #include "profiler.h"
 #include "thread_pool.h"
 
@@ -127,9 +129,24 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
   if (shortlists == nullptr) return output_projection_.Run(last, count, workspace.logits, scratch, context.pool, context.profile);
   for (size_t r = 0; r < count; ++r) workspace.row_columns[r] = shortlists[static_cast<size_t>(slots[r]) / per_source];
   const ShortlistScratch shortlist_scratch{scratch, workspace.shortlist_centered, workspace.shortlist_groups};
-  return shortlisted_projection_.Run(last, count, workspace.row_columns, workspace.logits,
-                                     static_cast<size_t>(config.target_vocab_size), shortlist_scratch, context.pool,
-                                     context.profile);
+  const size_t vocab = static_cast<size_t>(config.target_vocab_size);
+  EDGEMT_RETURN_IF_ERROR(shortlisted_projection_.Run(last, count, workspace.row_columns, workspace.logits, vocab,
+                                                     shortlist_scratch, context.pool, context.profile));
+  EstimateUnlistedMass(last, count, workspace);
+  return Status::Ok();
+}
+
+void Decoder::EstimateUnlistedMass(const float* last, size_t count, Workspace& workspace) const {
+  const ShortlistView& shortlist = weights_->shortlist;
+  const size_t d = static_cast<size_t>(weights_->config.d_model);
+  const size_t vocab = static_cast<size_t>(weights_->config.target_vocab_size);
+  for (size_t r = 0; r < count; ++r) {
+    workspace.unlisted_log_mass[r] =
+        shortlist.output_row_sum == nullptr
+            ? -std::numeric_limits<float>::infinity()
+            : UnlistedLogMass(last + r * d, d, shortlist.output_row_sum, shortlist.output_bias_sum,
+                              workspace.logits + r * vocab, workspace.row_columns[r].count, vocab);
+  }
 }
 
 void Decoder::AttendSelf(size_t l, const int32_t* slots, size_t count, size_t step, size_t scores_stride, bool parallel,

@@ -68,6 +68,9 @@ class Decoder {
     FeedForwardOps feed_forward;
     LayerNormView feed_forward_norm;
   };
+  // Each row's estimated log-mass of the ids outside its shortlist into
+  // workspace.unlisted_log_mass (-infinity when the file has no output sums).
+  void EstimateUnlistedMass(const float* last, size_t count, Workspace& workspace) const;
   // Layer l's self-attention for each row: stores the step's key and value
   // in the row's cache slot, then attends positions 0..step.
   void AttendSelf(size_t l, const int32_t* slots, size_t count, size_t step, size_t scores_stride, bool parallel,

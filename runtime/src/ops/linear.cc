@@ -270,7 +270,8 @@ Status PackLinears(const LinearOpList& linears, PackedWeights* store, pthreadpoo
 }
 
 bool LinearOp::RunsInParallel(size_t rows) const {
-  return rows * static_cast<size_t>(in_features_) * static_cast<size_t>(out_features_) >= kMinParallelMacs;
+  const size_t weights = static_cast<size_t>(in_features_) * static_cast<size_t>(out_features_);
+  return rows * weights >= kMinParallelMacs || weights >= kMinParallelWeights;
 }
 
 bool AnyRunsInParallel(const ConstLinearOpList& linears, size_t rows) {

@@ -64,7 +64,8 @@ class LinearOp {
   Status Run(const float* in, size_t rows, float* out, const LinearScratch& scratch, pthreadpool_t pool,
              TranslationProfile* profile) const;
 
-  // Whether Run over `rows` rows uses the pool (see kMinParallelMacs).
+  // Whether Run over `rows` rows uses the pool (see kMinParallelMacs and
+  // kMinParallelWeights).
   bool RunsInParallel(size_t rows) const;
 
   int in_features() const { return in_features_; }
@@ -128,8 +129,16 @@ Status PackLinears(const LinearOpList& linears, PackedWeights* store, pthreadpoo
 // costs time below 100K (256x256: 1.7 -> 2.0 us). Each parallel call also
 // risks a stall of a scheduler tick when the other core is busy, so the
 // threshold sits well above the break-even: the output projections and the
-// feed-forward products of d_model >= 512 models run on the pool, the small
-// per-step products of d_model 256 models never do.
+// feed-forward products of d_model >= 512 models run on the pool, the
+// square per-step products of d_model 256 models (256x256, 256x768) never do.
 constexpr size_t kMinParallelMacs = size_t{1} << 20;
+// ... but a product of few rows costs streaming its weights, and from 256K
+// weights (256x1024, d_model 512's square products) splitting that stream
+// pays at any row count. On an Intel Xeon (2 cores, AVX-512 VNNI; 2 threads,
+// edgemt-bench, alternating with the 1M rule alone, 4 rounds) it made
+// greedy translation at the OPUS-MT shape 14% faster for int4 with the
+// shortlist, 12% for int8 without it and 20% with it, and Multi30k's 40%
+// (its feed-forward products); beam 4 did not change.
+constexpr size_t kMinParallelWeights = size_t{1} << 18;
 
 }  // namespace edgemt

@@ -77,12 +77,13 @@ TEST_CASE("the unlisted log-mass is log(n) plus the unlisted logits' mean; the n
   }
 }
 
-TEST_CASE("nothing unlisted, or sums that are not finite, leave the list's own normalizer") {
+TEST_CASE("nothing unlisted, no sums, or sums that are not finite, leave the list's own normalizer") {
   const Projection p = RandomProjection(8, 20, 5);
   const std::vector<float> x(p.d, 0.5f);
   const std::vector<float> logits = Logits(p, x);
   constexpr float kNone = -std::numeric_limits<float>::infinity();
   CHECK(UnlistedLogMass(x.data(), p.d, p.row_sum.data(), p.bias_sum, logits.data(), p.vocab, p.vocab) == kNone);
+  CHECK(UnlistedLogMass(x.data(), p.d, nullptr, p.bias_sum, logits.data(), 5, p.vocab) == kNone);  // no sums
   std::vector<float> broken = p.row_sum;
   broken[3] = std::numeric_limits<float>::quiet_NaN();
   CHECK(UnlistedLogMass(x.data(), p.d, broken.data(), p.bias_sum, logits.data(), 5, p.vocab) == kNone);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
-#include <limits>
 
 #include "ops/attention.h"
 #include "ops/embedding.h"
@@ -142,10 +141,8 @@ void Decoder::EstimateUnlistedMass(const float* last, size_t count, Workspace& w
   const size_t vocab = static_cast<size_t>(weights_->config.target_vocab_size);
   for (size_t r = 0; r < count; ++r) {
     workspace.unlisted_log_mass[r] =
-        shortlist.output_row_sum == nullptr
-            ? -std::numeric_limits<float>::infinity()
-            : UnlistedLogMass(last + r * d, d, shortlist.output_row_sum, shortlist.output_bias_sum,
-                              workspace.logits + r * vocab, workspace.row_columns[r].count, vocab);
+        UnlistedLogMass(last + r * d, d, shortlist.output_row_sum, shortlist.output_bias_sum,
+                        workspace.logits + r * vocab, workspace.row_columns[r].count, vocab);
   }
 }
 

@@ -8,7 +8,7 @@ namespace edgemt {
 float UnlistedLogMass(const float* x, size_t d, const float* row_sum, double bias_sum, const float* listed_logits,
                       size_t listed, size_t vocab) {
   constexpr float kNone = -std::numeric_limits<float>::infinity();
-  if (listed >= vocab) return kNone;
+  if (row_sum == nullptr || listed >= vocab) return kNone;
   // In double: the whole row's sum is tens of thousands of logits, and the
   // mean of the rest is a small difference of two large sums.
   double total = bias_sum;

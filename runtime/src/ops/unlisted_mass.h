@@ -15,8 +15,9 @@ namespace edgemt {
 
 // log(n) + (x . row_sum + bias_sum - sum of listed_logits) / n with n =
 // vocab - listed: the estimated log of sum(exp(logit)) over the n unlisted
-// ids of row x [d]. -infinity when nothing is left out, and when the sums
-// are not finite (the caller then normalises over the list alone).
+// ids of row x [d]. -infinity when nothing is left out, when the file has
+// no sums (row_sum null: before format 2.7) and when they give no finite
+// value (the caller then normalises over the list alone).
 float UnlistedLogMass(const float* x, size_t d, const float* row_sum, double bias_sum, const float* listed_logits,
                       size_t listed, size_t vocab);
 

@@ -66,15 +66,19 @@ TEST_CASE("LayerNorm and AddLayerNorm follow the formula") {
   }
 }
 
-TEST_CASE("AttendOneQuery is the softmax-weighted sum of the visible values of each head") {
+namespace {
+
+// AttendOneQuery against the formula in double precision, a masked key that
+// would dominate the softmax among them.
+void CheckAttention(size_t heads, size_t dh, size_t keys) {
   Lcg lcg(9);
-  const size_t heads = 3, dh = 20, keys = 11, stride = heads * dh + 4;  // a stride wider than the row
+  const size_t stride = heads * dh + 4;  // a stride wider than the row
   std::vector<float> q = RandomVector(lcg, heads * dh, -1.0f, 1.0f);
   std::vector<float> k = RandomVector(lcg, keys * stride, -1.0f, 1.0f);
   std::vector<float> v = RandomVector(lcg, keys * stride, -2.0f, 2.0f);
   std::vector<uint8_t> mask(keys, 1);
   mask[2] = mask[keys - 1] = 0;
-  k[2 * stride] = 1000.0f;  // a masked key that would dominate the softmax
+  k[2 * stride] = 1000.0f;
   std::vector<float> scores(keys), out(heads * dh);
   edgemt::AttendOneQuery({heads, dh, stride}, q.data(), k.data(), v.data(), keys, mask.data(), scores.data(),
                          out.data());
@@ -103,4 +107,31 @@ TEST_CASE("AttendOneQuery is the softmax-weighted sum of the visible values of e
   edgemt::AttendOneQuery({heads, dh, stride}, q.data(), k.data(), v.data(), keys, none.data(), scores.data(),
                          out.data());
   for (float x : out) CHECK(x == 0.0f);
+}
+
+}  // namespace
+
+TEST_CASE("AttendOneQuery is the softmax-weighted sum of the visible values of each head") {
+  SUBCASE("heads of 20: one key at a time") { CheckAttention(3, 20, 11); }
+  SUBCASE("heads of 64: four keys at a time, then the rest") { CheckAttention(2, 64, 11); }
+}
+
+TEST_CASE("AttendOneQuery's scores of four keys at a time round as those of one key at a time") {
+  // Keys 4..6 repeat keys 0..2; the first four are scored together, the last
+  // three one by one. Equal scores give bit-equal weights. Many queries: a
+  // different order of additions rounds differently for only some of them.
+  Lcg lcg(21);
+  const size_t dh = 64, keys = 7;
+  std::vector<float> k = RandomVector(lcg, keys * dh, -1.0f, 1.0f);
+  std::vector<float> v = RandomVector(lcg, keys * dh, -1.0f, 1.0f);
+  for (size_t j = 4; j < keys; ++j) std::copy_n(k.begin() + (j - 4) * dh, dh, k.begin() + j * dh);
+  std::vector<float> scores(keys), out(dh), weights(keys);
+  size_t equal = 0, compared = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    std::vector<float> q = RandomVector(lcg, dh, -4.0f, 4.0f);
+    edgemt::AttendOneQuery({1, dh, dh}, q.data(), k.data(), v.data(), keys, nullptr, scores.data(), out.data(),
+                           weights.data());
+    for (size_t j = 4; j < keys; ++j, ++compared) equal += weights[j] == weights[j - 4] ? 1 : 0;
+  }
+  CHECK(equal == compared);
 }

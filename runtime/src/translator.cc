@@ -62,6 +62,8 @@ struct Translator::Impl final : StepModel {
   AlignmentRequest alignment_request;
   // The call's shortlists, one per source (DecodeOptions::use_shortlist), or null.
   const OutputColumns* shortlists = nullptr;
+  // Whether the last Step ran on the pool (its workers still spin).
+  bool step_was_parallel = false;
 
   ~Impl() {
     if (pool != nullptr) pthreadpool_destroy(pool);
@@ -135,6 +137,7 @@ struct Translator::Impl final : StepModel {
     const auto start = std::chrono::steady_clock::now();
     EDGEMT_RETURN_IF_ERROR(
         decoder.Step(tokens, slots, rows, per_source, step, batch_length, workspace, context(), alignment, shortlists));
+    step_was_parallel = decoder.StepRunsInParallel(rows);
     if (options.profile) {
       profile.decoder_ms += MillisecondsSince(start);
       ++profile.decoder_steps;
@@ -163,6 +166,11 @@ struct Translator::Impl final : StepModel {
   void CopyCacheSlots(const CacheCopy* copies, size_t count, size_t positions) override {
     for (size_t i = 0; i < count; ++i)
       decoder.CopyCacheSlot(static_cast<size_t>(copies[i].from), static_cast<size_t>(copies[i].to), positions, workspace);
+  }
+
+  void ForEachRow(size_t count, RowTask& task) override {
+    auto run = [&task](size_t, size_t i) { task.Run(i); };
+    ParallelFor(pool, step_was_parallel, count, run);
   }
 
   DecodingJob JobFor(const TokenIds* sources, size_t count, const DecodeOptions& decode) {

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "decoding/log_sum_exp.h"
+#include "decoding/row_normalizers.h"
 #include "decoding/row_scan.h"
 
 namespace edgemt {
@@ -275,6 +275,8 @@ void BeamBuffers::Plan(size_t batch, size_t beam, size_t max_target, ArenaLayout
   layout->Add(&old_cache_slots, beam);
   layout->Add(&slot_kept, beam);
   layout->Add(&cache_copies, beam);
+  layout->Add(&choosing, rows);
+  layout->Add(&normalizers, rows);
 }
 
 namespace {
@@ -315,28 +317,46 @@ size_t GatherRows(const DecodingJob& job, size_t beam, size_t step, DecodingScra
   return rows;
 }
 
+// The rows that choose this step (the alive hypotheses of sentences past
+// their target prefix) into b.choosing; returns how many.
+size_t ChoosingRows(const DecodingJob& job, size_t beam, size_t step, const DecodingScratch& scratch, BeamBuffers& b) {
+  size_t count = 0;
+  size_t row = 0;  // the sentence's first logits row
+  for (size_t s = 0; s < job.count; ++s) {
+    if (scratch.states[s] != SentenceState::kDecoding) continue;
+    if (step >= job.PrefixOf(s).size) {
+      for (int32_t r = 0; r < b.live[s]; ++r)
+        b.choosing[count++] = ChoosingRow{static_cast<int32_t>(s), r, static_cast<int32_t>(row) + r};
+    }
+    row += RowsOf(job, b, beam, s, step);
+  }
+  return count;
+}
+
 // Chooses every unfinished sentence's hypotheses after a decoder step and
 // gives those that go on their cache slots (copying a slot for a second child).
 void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int current, StepModel& model,
                 DecodingScratch& scratch, BeamBuffers& b) {
   const bool eos_allowed = step >= static_cast<size_t>(job.options->min_length);
-  // Log-probabilities over the ids this step may choose (CTranslate2's).
   BannedIds excluded = rule.banned;
   if (!eos_allowed) excluded.Add(rule.eos_id);
-  float* logits = model.logits();  // the next unfinished sentence's first row
+  RowNormalizers normalizers(job, excluded, step, b.choosing, Histories{b.ids[current], rule.beam, b.max_length},
+                             model, b.normalizers);
+  model.ForEachRow(ChoosingRows(job, rule.beam, step, scratch, b), normalizers);
+
+  size_t first_row = 0;  // the next unfinished sentence's first logits row
   const int32_t* alignments = job.options->return_alignments ? scratch.row_alignments : nullptr;  // its rows' too
-  const size_t t = b.max_length;
   for (size_t s = 0; s < job.count; ++s) {
     if (scratch.states[s] != SentenceState::kDecoding) continue;
     const bool last_step = step + 1 >= job.StepsFor(s);
-    const size_t live = static_cast<size_t>(b.live[s]);
     const size_t first = s * rule.beam;
     const size_t from = job.ScoredFrom(s);
     const TokenIds prefix = job.PrefixOf(s);
-    float* rows = logits;
+    const float* rows = model.logits() + first_row * rule.vocab;
+    const float* row_normalizers = b.normalizers + first_row;
     const int32_t* row_alignments = alignments;
     const size_t step_rows = RowsOf(job, b, rule.beam, s, step);
-    logits += step_rows * rule.vocab;
+    first_row += step_rows;
     if (alignments != nullptr) alignments += step_rows;
     if (step < prefix.size) {
       const BeamStepResult forced = ForcedStep(rule, s, prefix.data[step], step, last_step, from, current,
@@ -346,18 +366,11 @@ void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int c
       continue;  // one hypothesis in place: no cache to move
     }
     const OutputColumns columns = model.ColumnsOf(job.SourceIndexOf(s));
-    const BannedIds excluded_columns = ColumnsOf(excluded, columns);
-    float normalizers[kMaxBeamSize];
-    const size_t first_row = static_cast<size_t>(rows - model.logits()) / rule.vocab;
-    for (size_t r = 0; r < live; ++r) {
-      float* row = rows + r * rule.vocab;
-      job.ApplyProcessors(s, b.ids[current] + (first + r) * t, step, row, columns);
-      const float lse = ListedLogSumExp(row, columns.count, model.UnlistedLogMass(first_row + r));
-      normalizers[r] = ExcludingIds(lse, row, columns.count, excluded_columns);
-    }
+    const size_t live = static_cast<size_t>(b.live[s]);
     const bool after_prefix = !job.completing && prefix.size > 0 && step == prefix.size;
-    const BeamStepResult result = BeamStep(rule, s, rows, normalizers, live, step, eos_allowed, last_step, current,
-                                           &b, b.next_tokens + first, from, after_prefix, row_alignments, &columns);
+    const BeamStepResult result = BeamStep(rule, s, rows, row_normalizers, live, step, eos_allowed, last_step,
+                                           current, &b, b.next_tokens + first, from, after_prefix, row_alignments,
+                                           &columns);
     b.live[s] = static_cast<int32_t>(result.live);
     if (result.done) {
       scratch.states[s] = SentenceState::kStopped;

@@ -10,11 +10,12 @@
 #include "arena.h"
 #include "decoding/banned_ids.h"
 #include "decoding/decoding_job.h"
+#include "decoding/row_normalizers.h"
 #include "decoding/step_model.h"
 
 namespace edgemt {
 
-// The widest beam: a step's normalizers live on the stack.
+// The widest beam.
 constexpr int kMaxBeamSize = 256;
 
 // Per sentence s and beam b, row r = s * beam + b; T = the most output ids.
@@ -45,6 +46,8 @@ struct BeamBuffers {
   int32_t* old_cache_slots = nullptr;    // [beam] a sentence's, while they are assigned again
   uint8_t* slot_kept = nullptr;          // [beam]
   CacheCopy* cache_copies = nullptr;     // [beam]
+  ChoosingRow* choosing = nullptr;       // [rows] a step's rows that choose
+  float* normalizers = nullptr;          // [rows] each logits row's log-normalizer
 
   void Plan(size_t batch, size_t beam, size_t max_target, ArenaLayout* layout);
 };

@@ -14,6 +14,15 @@
 
 namespace edgemt {
 
+// Work on one row of a step's logits, which ForEachRow shares out.
+class RowTask {
+ public:
+  virtual void Run(size_t row) = 0;
+
+ protected:
+  ~RowTask() = default;
+};
+
 class StepModel {
  public:
   // Row r feeds tokens[r] at position `step` to the hypothesis in
@@ -34,6 +43,10 @@ class StepModel {
   // Each copy's slot `to` takes the first `positions` keys and values of
   // its slot `from` (no copy's target is another's source).
   virtual void CopyCacheSlots(const CacheCopy* copies, size_t count, size_t positions) = 0;
+  // Runs task.Run(i) for every i < count: on the model's threads when its
+  // last Step used them (they are awake then), else one after another. Each
+  // Run must write only what is its own.
+  virtual void ForEachRow(size_t count, RowTask& task) = 0;
 
  protected:
   ~StepModel() = default;

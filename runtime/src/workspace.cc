@@ -18,8 +18,10 @@ void PlanStack(size_t rows, size_t d, size_t d_ff, size_t longest_keys, size_t t
   layout->Add(&buffers->context, rows * d);
   layout->Add(&buffers->projected, rows * d);
   layout->Add(&buffers->hidden, rows * d_ff);
-  layout->Add(&buffers->scores, threads * longest_keys);
-  if (cross_attention) layout->Add(&buffers->mean_weights, threads * longest_keys);
+  const size_t line = ArenaLayout::kAlignment / sizeof(float);
+  buffers->scores_stride = (longest_keys + line - 1) / line * line;
+  layout->Add(&buffers->scores, threads * buffers->scores_stride);
+  if (cross_attention) layout->Add(&buffers->mean_weights, threads * buffers->scores_stride);
   if (int8) {
     // XNNPACK's kernels may read XNN_EXTRA_BYTES past their input.
     layout->Add(&buffers->input8, rows * std::max(d, d_ff) + XNN_EXTRA_BYTES);

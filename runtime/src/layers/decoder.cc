@@ -70,7 +70,6 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
   const LinearScratch scratch = ScratchOf(b);
   // Attention rows go to the pool when the step's products do (its workers are awake then).
   const bool parallel = StepRunsInParallel(count);
-  const size_t scores_stride = std::max(source_length, cache_length_);  // each thread's scores
 
   {
     ScopedTimer timer(context.profile, TimeCategory::kEmbedding);
@@ -104,13 +103,13 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
     const float* in = sub_block_input(layer.self_attention_norm);
     EDGEMT_RETURN_IF_ERROR(
         layer.self_attention.query_key_value.Run(in, count, b.qkv, scratch, context.pool, context.profile));
-    AttendSelf(l, slots, count, step, scores_stride, parallel, workspace, context);
+    AttendSelf(l, slots, count, step, parallel, workspace, context);
     EDGEMT_RETURN_IF_ERROR(layer.self_attention.output.Run(b.context, count, b.projected, scratch, context.pool, context.profile));
     sub_block_output(layer.self_attention_norm);
 
     in = sub_block_input(layer.cross_attention_norm);
     EDGEMT_RETURN_IF_ERROR(layer.cross_attention.query.Run(in, count, b.q, scratch, context.pool, context.profile));
-    AttendCross(l, slots, count, per_source, source_length, scores_stride, parallel, workspace, context,
+    AttendCross(l, slots, count, per_source, source_length, parallel, workspace, context,
                 alignment != nullptr && alignment->layer == l ? alignment->positions : nullptr);
     EDGEMT_RETURN_IF_ERROR(layer.cross_attention.output.Run(b.context, count, b.projected, scratch, context.pool, context.profile));
     sub_block_output(layer.cross_attention_norm);
@@ -146,7 +145,7 @@ void Decoder::EstimateUnlistedMass(const float* last, size_t count, Workspace& w
   }
 }
 
-void Decoder::AttendSelf(size_t l, const int32_t* slots, size_t count, size_t step, size_t scores_stride, bool parallel,
+void Decoder::AttendSelf(size_t l, const int32_t* slots, size_t count, size_t step, bool parallel,
                          Workspace& workspace, const RunContext& context) const {
   ScopedTimer timer(context.profile, TimeCategory::kAttention);
   const size_t d = static_cast<size_t>(weights_->config.d_model);
@@ -164,7 +163,7 @@ void Decoder::AttendSelf(size_t l, const int32_t* slots, size_t count, size_t st
     std::memcpy(sentence_keys + step * stride, qkv + d, d * sizeof(float));
     std::memcpy(sentence_values + step * stride, qkv + 2 * d, d * sizeof(float));
     // Causal by construction: the cache holds positions 0..step only.
-    AttendOneQuery(shape, qkv, sentence_keys, sentence_values, step + 1, nullptr, b.scores + thread * scores_stride,
+    AttendOneQuery(shape, qkv, sentence_keys, sentence_values, step + 1, nullptr, b.scores + thread * b.scores_stride,
                    b.context + s * d);
   };
   ParallelFor(context.pool, parallel, count, attend);
@@ -192,8 +191,7 @@ int32_t AlignedPosition(const float* weights, const uint8_t* mask, size_t length
 }  // namespace
 
 void Decoder::AttendCross(size_t l, const int32_t* slots, size_t count, size_t per_source, size_t source_length,
-                          size_t scores_stride, bool parallel, Workspace& workspace, const RunContext& context,
-                          int32_t* alignments) const {
+                          bool parallel, Workspace& workspace, const RunContext& context, int32_t* alignments) const {
   ScopedTimer timer(context.profile, TimeCategory::kAttention);
   const size_t d = static_cast<size_t>(weights_->config.d_model);
   const size_t heads = static_cast<size_t>(weights_->config.num_heads);
@@ -203,9 +201,9 @@ void Decoder::AttendCross(size_t l, const int32_t* slots, size_t count, size_t p
   auto attend = [&](size_t thread, size_t s) {
     const size_t first = (static_cast<size_t>(slots[s]) / per_source) * source_length;
     const float* kv = workspace.cross_kv[l] + first * stride;
-    float* mean = alignments != nullptr ? b.mean_weights + thread * scores_stride : nullptr;
+    float* mean = alignments != nullptr ? b.mean_weights + thread * b.scores_stride : nullptr;
     AttendOneQuery(shape, b.q + s * d, kv, kv + d, source_length, workspace.key_mask + first,
-                   b.scores + thread * scores_stride, b.context + s * d, mean);
+                   b.scores + thread * b.scores_stride, b.context + s * d, mean);
     if (mean != nullptr)
       alignments[s] = AlignedPosition(mean, workspace.key_mask + first, source_length, weights_->config.source_bos);
   };

@@ -73,12 +73,11 @@ class Decoder {
   void EstimateUnlistedMass(const float* last, size_t count, Workspace& workspace) const;
   // Layer l's self-attention for each row: stores the step's key and value
   // in the row's cache slot, then attends positions 0..step.
-  void AttendSelf(size_t l, const int32_t* slots, size_t count, size_t step, size_t scores_stride, bool parallel,
-                  Workspace& workspace, const RunContext& context) const;
+  void AttendSelf(size_t l, const int32_t* slots, size_t count, size_t step, bool parallel, Workspace& workspace,
+                  const RunContext& context) const;
   // Layer l's cross-attention for each row, over its source's keys and values.
   void AttendCross(size_t l, const int32_t* slots, size_t count, size_t per_source, size_t source_length,
-                   size_t scores_stride, bool parallel, Workspace& workspace, const RunContext& context,
-                   int32_t* alignments) const;
+                   bool parallel, Workspace& workspace, const RunContext& context, int32_t* alignments) const;
 
   const ModelWeights* weights_ = nullptr;
   size_t cache_length_ = 0;

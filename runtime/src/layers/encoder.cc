@@ -74,7 +74,7 @@ Status Encoder::Run(const TokenIds* sources, size_t count, size_t length, Worksp
         const size_t s = row / length, i = row % length;
         const float* sentence = b.qkv + s * length * 3 * d;
         AttendOneQuery(shape, sentence + i * 3 * d, sentence + d, sentence + 2 * d, length,
-                       workspace.key_mask + s * length, b.scores + thread * length, b.context + row * d);
+                       workspace.key_mask + s * length, b.scores + thread * b.scores_stride, b.context + row * d);
       };
       ParallelFor(context.pool, parallel, rows, attend);
     }

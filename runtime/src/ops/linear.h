@@ -128,10 +128,12 @@ Status PackLinears(const LinearOpList& linears, PackedWeights* store, pthreadpoo
 // multiply-adds up (256x1024: 8.1 -> 4.9 us, 256x8000: 62 -> 34 us) and
 // costs time below 100K (256x256: 1.7 -> 2.0 us). Each parallel call also
 // risks a stall of a scheduler tick when the other core is busy, so the
-// threshold sits well above the break-even: the output projections and the
-// feed-forward products of d_model >= 512 models run on the pool, the
-// square per-step products of d_model 256 models (256x256, 256x768) never do.
-constexpr size_t kMinParallelMacs = size_t{1} << 20;
+// threshold sits above the break-even: d_model 256's query-key-value
+// product at beam 4 (4 x 256x768) runs on the pool, its 256x256 products
+// do not below 8 rows. Intel Xeon, 2 threads, Multi30k int8 beam 4 with
+// its shortlist (edgemt-bench, alternating): 1M -> 512K 2.39 -> 2.26 ms a
+// sentence (5 rounds), 512K -> 256K 2.19-2.25 -> 2.39-2.96 ms (4 rounds).
+constexpr size_t kMinParallelMacs = size_t{1} << 19;
 // ... but a product of few rows costs streaming its weights, and from 256K
 // weights (256x1024, d_model 512's square products) splitting that stream
 // pays at any row count. On an Intel Xeon (2 cores, AVX-512 VNNI; 2 threads,

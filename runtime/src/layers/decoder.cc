@@ -210,14 +210,12 @@ void Decoder::AttendCross(size_t l, const int32_t* slots, size_t count, size_t p
   ParallelFor(context.pool, parallel, count, attend);
 }
 
-void Decoder::CopyCacheSlot(size_t from, size_t to, size_t positions, Workspace& workspace) const {
+void Decoder::CopyCacheSlot(size_t layer, size_t from, size_t to, size_t positions, Workspace& workspace) const {
   const size_t d = static_cast<size_t>(weights_->config.d_model);
   const size_t stride = SelfCacheStride(d);
   const size_t slot_floats = cache_length_ * stride;  // a hypothesis's cache
-  for (size_t l = 0; l < layers_.size(); ++l) {
-    for (float* cache : {workspace.self_keys[l], workspace.self_values[l]})
-      std::memcpy(cache + to * slot_floats, cache + from * slot_floats, positions * stride * sizeof(float));
-  }
+  for (float* cache : {workspace.self_keys[layer], workspace.self_values[layer]})
+    std::memcpy(cache + to * slot_floats, cache + from * slot_floats, positions * stride * sizeof(float));
 }
 
 }  // namespace edgemt

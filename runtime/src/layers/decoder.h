@@ -50,9 +50,11 @@ class Decoder {
   // Creates what the shortlisted projection needs (models with a shortlist).
   Status PrepareShortlist();
 
-  // Beam search: self-attention cache slot `to` takes the first `positions`
-  // keys and values of slot `from`, in every layer.
-  void CopyCacheSlot(size_t from, size_t to, size_t positions, Workspace& workspace) const;
+  // Beam search: in layer `layer`, self-attention cache slot `to` takes the
+  // first `positions` keys and values of slot `from`. Layers are apart in
+  // memory, so threads can copy different ones at once.
+  void CopyCacheSlot(size_t layer, size_t from, size_t to, size_t positions, Workspace& workspace) const;
+  size_t layer_count() const { return layers_.size(); }
 
   // Whether PrepareCrossAttention over `rows` rows (count x source length),
   // or a Step over `count` sentences, uses the thread pool.

@@ -67,12 +67,10 @@ __attribute__((always_inline)) inline void DotFour(const float* q, const float* 
   out[2] = v23[0];
   out[3] = v23[4];
 }
-constexpr bool kHaveDotFour = true;
 #else
 inline void DotFour(const float* q, const float* const k[4], size_t n, float* out) {
   for (size_t r = 0; r < 4; ++r) out[r] = Dot(q, k[r], n);
 }
-constexpr bool kHaveDotFour = false;
 #endif
 
 // scores[j] = q . k_j * scale for j < num_keys (key j's row at k + j *
@@ -80,7 +78,7 @@ constexpr bool kHaveDotFour = false;
 __attribute__((always_inline)) inline void Scores(const float* q, const float* k, size_t stride, size_t width,
                                                   size_t num_keys, float scale, float* scores) {
   size_t j = 0;
-  if (kHaveDotFour && width % kDotLanes == 0) {
+  if (width % kDotLanes == 0) {
     for (; j + 4 <= num_keys; j += 4) {
       const float* rows[4] = {k + j * stride, k + (j + 1) * stride, k + (j + 2) * stride, k + (j + 3) * stride};
       DotFour(q, rows, width, scores + j);

@@ -39,6 +39,9 @@ case "$target" in
         # A few rows (beam search) through a kernel of their size, not the
         # largest (the patch says why; x86 AVX-512 VNNI gains kernels of 2-5 rows).
         patches+=(xnnpack:xnnpack-small-batch-kernels.patch)
+        # Weights read further ahead by the AVX-512 VNNI int8 and int4
+        # kernels, for weights beyond the caches (the patch says how much).
+        patches+=(xnnpack:xnnpack-weight-prefetch.patch)
         # x86: loops on 32-byte boundaries (functions on 64), so that where
         # a function lands in our binaries does not decide how fast it runs.
         # Without it, XNNPACK's weight packing took 1.6x as long in one link

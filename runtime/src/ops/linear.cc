@@ -289,16 +289,20 @@ Status RunFailed(xnn_status status) {
 
 }  // namespace
 
+pthreadpool_t LinearOp::QuantizeThreads(size_t rows, pthreadpool_t threads) const {
+  return rows * static_cast<size_t>(in_features_) >= kMinParallelQuantizedInputs ? threads : nullptr;
+}
+
 xnn_status LinearOp::Reshape(size_t rows, pthreadpool_t threads) const {
   if (rows == reshaped_rows_ && threads == reshaped_threads_) return xnn_status_success;
   const size_t width = static_cast<size_t>(in_features_);
   reshaped_rows_ = 0;
   xnn_status status;
   if (kind_ == WeightType::kInt8) {
-    status = xnn_reshape_convert_nc_f32_qd8(quantize_op_, rows, width, width, width, threads);
+    status = xnn_reshape_convert_nc_f32_qd8(quantize_op_, rows, width, width, width, QuantizeThreads(rows, threads));
     if (status == xnn_status_success) status = xnn_reshape_fully_connected_nc_qd8_f32_qc8w(op_, rows, threads);
   } else if (kind_ == WeightType::kInt4) {
-    status = xnn_reshape_convert_nc_f32_qd8(quantize_op_, rows, width, width, width, threads);
+    status = xnn_reshape_convert_nc_f32_qd8(quantize_op_, rows, width, width, width, QuantizeThreads(rows, threads));
     if (status == xnn_status_success) status = xnn_reshape_fully_connected_nc_qd8_f32_qb4w(op_, rows, threads);
   } else {
     status = xnn_reshape_fully_connected_nc_f32(op_, rows, threads);
@@ -323,7 +327,7 @@ Status LinearOp::Run(const float* in, size_t rows, float* out, const LinearScrat
   }
   // Each row gets its own range (docs/int8.md), then the quantized product returns float.
   if (status == xnn_status_success) status = xnn_setup_convert_nc_f32_qd8(quantize_op_, in, scratch.input, scratch.params);
-  if (status == xnn_status_success) status = xnn_run_operator(quantize_op_, threads);
+  if (status == xnn_status_success) status = xnn_run_operator(quantize_op_, QuantizeThreads(rows, threads));
   if (status == xnn_status_success) {
     PadQuantizationParams(scratch.params, rows);
     status = kind_ == WeightType::kInt8

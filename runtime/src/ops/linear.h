@@ -85,6 +85,9 @@ class LinearOp {
   // already did: a decoder step runs every layer with the same rows, and
   // XNNPACK keeps the shape between calls (only the pointers change).
   xnn_status Reshape(size_t rows, pthreadpool_t threads) const;
+  // The pool the input's int8 conversion runs on: `threads` from
+  // kMinParallelQuantizedInputs floats up, else none.
+  pthreadpool_t QuantizeThreads(size_t rows, pthreadpool_t threads) const;
   // Creates op_ from these weights (XNNPACK reads them only to pack): float
   // or int8 elements with `scales` (int8), or int4 nibbles with `block_scales`.
   xnn_status Create(const void* weight, const float* scales, const uint16_t* block_scales, const float* bias,
@@ -142,5 +145,14 @@ constexpr size_t kMinParallelMacs = size_t{1} << 19;
 // shortlist, 12% for int8 without it and 20% with it, and Multi30k's 40%
 // (its feed-forward products); beam 4 did not change.
 constexpr size_t kMinParallelWeights = size_t{1} << 18;
+// Inputs (rows x in_features floats) below which their conversion to int8
+// runs on the calling thread even when the product uses the pool: one short
+// pass a row, which XNNPACK splits a row a task, so that 4 rows of 256 cost
+// a pool call for about 0.1 us of work each. Intel Xeon, 2 threads, beam 4,
+// edgemt-bench alternating with the pool for every conversion: Multi30k
+// with its shortlist 1.78 -> 1.65 ms a sentence (5 rounds), OPUS-MT shape
+// with the shortlist 13.4 -> 12.7 ms (3 rounds); greedy (one row: XNNPACK
+// converts it on the calling thread anyway) unchanged.
+constexpr size_t kMinParallelQuantizedInputs = size_t{1} << 14;
 
 }  // namespace edgemt

@@ -9,8 +9,8 @@ namespace {
 
 // `cross_attention`: the stack has cross-attention (the decoder), whose
 // query needs a buffer of its own.
-void PlanStack(size_t rows, size_t d, size_t d_ff, size_t longest_keys, size_t threads, bool cross_attention,
-               bool int8, StackBuffers* buffers, ArenaLayout* layout) {
+void PlanStack(size_t rows, size_t d, size_t d_ff, size_t heads, size_t longest_keys, size_t threads,
+               bool cross_attention, bool int8, StackBuffers* buffers, ArenaLayout* layout) {
   layout->Add(&buffers->x, rows * d);
   layout->Add(&buffers->normed, rows * d);
   layout->Add(&buffers->qkv, rows * 3 * d);
@@ -19,7 +19,7 @@ void PlanStack(size_t rows, size_t d, size_t d_ff, size_t longest_keys, size_t t
   layout->Add(&buffers->projected, rows * d);
   layout->Add(&buffers->hidden, rows * d_ff);
   const size_t line = ArenaLayout::kAlignment / sizeof(float);
-  buffers->scores_stride = (longest_keys + line - 1) / line * line;
+  buffers->scores_stride = (heads * longest_keys + line - 1) / line * line;
   layout->Add(&buffers->scores, threads * buffers->scores_stride);
   if (cross_attention) layout->Add(&buffers->mean_weights, threads * buffers->scores_stride);
   if (int8) {
@@ -34,6 +34,7 @@ void PlanStack(size_t rows, size_t d, size_t d_ff, size_t longest_keys, size_t t
 void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits, ArenaLayout* layout) {
   const size_t d = static_cast<size_t>(config.d_model);
   const size_t d_ff = static_cast<size_t>(config.d_ff);
+  const size_t heads = static_cast<size_t>(config.num_heads);
   const size_t vocab = static_cast<size_t>(config.target_vocab_size);
   const size_t layers = static_cast<size_t>(config.decoder_layers);
   const size_t source_rows = limits.batch * limits.source;
@@ -72,9 +73,11 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
   }
 
   layout->BeginPhase();
-  PlanStack(source_rows, d, d_ff, limits.source, limits.threads, /*cross_attention=*/false, int8, &encoder, layout);
+  PlanStack(source_rows, d, d_ff, heads, limits.source, limits.threads, /*cross_attention=*/false, int8, &encoder,
+            layout);
   layout->BeginPhase();
-  PlanStack(rows, d, d_ff, std::max(limits.source, limits.target), limits.threads, /*cross_attention=*/true, int8, &decoder, layout);
+  PlanStack(rows, d, d_ff, heads, std::max(limits.source, limits.target), limits.threads, /*cross_attention=*/true,
+            int8, &decoder, layout);
 }
 
 }  // namespace edgemt

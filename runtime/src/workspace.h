@@ -35,11 +35,12 @@ struct StackBuffers {
   float* context = nullptr; // [rows, d] attention output before its projection
   float* projected = nullptr; // [rows, d] a sub-block's output
   float* hidden = nullptr;  // [rows, d_ff]
-  float* scores = nullptr;  // [threads, scores_stride] each thread's attention scores
+  float* scores = nullptr;  // [threads, scores_stride] each thread's attention scores, all heads
   float* mean_weights = nullptr;  // [threads, scores_stride] cross-attention averaged over heads (decoder)
-  // Floats from one thread's scores to the next: the longest key sequence,
-  // rounded up to whole cache lines (threads writing scores in one line took
-  // turns for it: the encoder's attention ran slower on 2 threads than on 1).
+  // Floats from one thread's scores to the next: the heads times the longest
+  // key sequence, rounded up to whole cache lines (threads writing scores in
+  // one line took turns for it: the encoder's attention ran slower on 2
+  // threads than on 1).
   size_t scores_stride = 0;
   int8_t* input8 = nullptr;   // int8 GEMM input rows [rows, max(d, d_ff)]
   xnn_quantization_params* input8_params = nullptr;  // [rows + kQuantizationParamsPadding]

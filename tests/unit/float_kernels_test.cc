@@ -79,7 +79,7 @@ void CheckAttention(size_t heads, size_t dh, size_t keys) {
   std::vector<uint8_t> mask(keys, 1);
   mask[2] = mask[keys - 1] = 0;
   k[2 * stride] = 1000.0f;
-  std::vector<float> scores(keys), out(heads * dh);
+  std::vector<float> scores(heads * keys), out(heads * dh);
   edgemt::AttendOneQuery({heads, dh, stride}, q.data(), k.data(), v.data(), keys, mask.data(), scores.data(),
                          out.data());
   for (size_t h = 0; h < heads; ++h) {

@@ -123,36 +123,43 @@ EDGEMT_VECTORIZED
 void AttendOneQuery(const AttentionShape& shape, const float* q, const float* k, const float* v, size_t num_keys,
                     const uint8_t* key_mask, float* scores, float* out, float* mean_weights) {
   const size_t dh = shape.d_head;
-  const float per_head = 1.0f / static_cast<float>(shape.num_heads);
+  const size_t heads = shape.num_heads;
+  const float per_head = 1.0f / static_cast<float>(heads);
   if (mean_weights != nullptr) {
     for (size_t j = 0; j < num_keys; ++j) mean_weights[j] = 0.0f;
   }
   const float scale = 1.0f / std::sqrt(static_cast<float>(dh));
-  for (size_t h = 0; h < shape.num_heads; ++h) {
-    const float* qh = q + h * dh;
-    const float masked = -std::numeric_limits<float>::infinity();
-    Scores(qh, k + h * dh, shape.kv_stride, dh, num_keys, scale, scores);  // a masked key's too: it may hold anything
+  const float masked = -std::numeric_limits<float>::infinity();
+  // Every head's scores less their maximum, then one exp over all of them:
+  // a head's few keys alone left the vectorized loop for its scalar tail.
+  for (size_t h = 0; h < heads; ++h) {
+    float* head_scores = scores + h * num_keys;
+    Scores(q + h * dh, k + h * dh, shape.kv_stride, dh, num_keys, scale, head_scores);  // a masked key's too
     float max_score = masked;
     for (size_t j = 0; j < num_keys; ++j) {
-      if (key_mask != nullptr && key_mask[j] == 0) scores[j] = masked;
-      if (scores[j] > max_score) max_score = scores[j];
+      if (key_mask != nullptr && key_mask[j] == 0) head_scores[j] = masked;
+      if (head_scores[j] > max_score) max_score = head_scores[j];
     }
+    const float shift = max_score == masked ? 0.0f : max_score;  // no visible key: all stay -inf
+    for (size_t j = 0; j < num_keys; ++j) head_scores[j] -= shift;
+  }
+  // A masked key's weight is exp(-inf) = 0.
+  for (size_t i = 0; i < heads * num_keys; ++i) scores[i] = ExpNonPositive(scores[i]);
+  for (size_t h = 0; h < heads; ++h) {
+    float* head_scores = scores + h * num_keys;
     float* oh = out + h * dh;
-    if (max_score == masked) {  // no visible key
+    float sum = 0.0f;
+    for (size_t j = 0; j < num_keys; ++j) sum += head_scores[j];
+    if (sum == 0.0f) {  // no visible key (the largest visible one weighs exp(0) = 1)
       for (size_t i = 0; i < dh; ++i) oh[i] = 0.0f;
       continue;
     }
-    // Loops of their own, so that they vectorize; a masked key's weight is
-    // exp(-inf) = 0.
-    for (size_t j = 0; j < num_keys; ++j) scores[j] = ExpNonPositive(scores[j] - max_score);
-    float sum = 0.0f;
-    for (size_t j = 0; j < num_keys; ++j) sum += scores[j];
     const float inv_sum = 1.0f / sum;
-    for (size_t j = 0; j < num_keys; ++j) scores[j] *= inv_sum;
+    for (size_t j = 0; j < num_keys; ++j) head_scores[j] *= inv_sum;
     if (mean_weights != nullptr) {
-      for (size_t j = 0; j < num_keys; ++j) mean_weights[j] += scores[j] * per_head;
+      for (size_t j = 0; j < num_keys; ++j) mean_weights[j] += head_scores[j] * per_head;
     }
-    WeightedSum(scores, v + h * dh, shape.kv_stride, num_keys, key_mask, dh, oh);
+    WeightedSum(head_scores, v + h * dh, shape.kv_stride, num_keys, key_mask, dh, oh);
   }
 }
 

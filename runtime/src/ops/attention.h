@@ -15,7 +15,8 @@ struct AttentionShape {
 };
 
 // For one query row: out = softmax(q . k_j / sqrt(d_head), j < num_keys,
-// keys with key_mask[j] == 0 skipped) v. `scores` holds num_keys floats.
+// keys with key_mask[j] == 0 skipped) v. `scores` holds num_heads *
+// num_keys floats.
 // key_mask may be null (all keys visible). `mean_weights`, when not null,
 // gets the attention weights averaged over the heads (num_keys floats).
 void AttendOneQuery(const AttentionShape& shape, const float* q, const float* k, const float* v, size_t num_keys,

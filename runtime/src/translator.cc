@@ -164,12 +164,8 @@ struct Translator::Impl final : StepModel {
     }
   }
   void CopyCacheSlots(const CacheCopy* copies, size_t count, size_t positions) override {
-    const size_t layers = decoder.layer_count();
-    auto copy = [&](size_t, size_t i) {  // copy i / layers in layer i % layers
-      const CacheCopy& c = copies[i / layers];
-      decoder.CopyCacheSlot(i % layers, static_cast<size_t>(c.from), static_cast<size_t>(c.to), positions, workspace);
-    };
-    ParallelFor(pool, step_was_parallel, count * layers, copy);
+    for (size_t i = 0; i < count; ++i)
+      decoder.CopyHistory(static_cast<size_t>(copies[i].from), static_cast<size_t>(copies[i].to), positions, workspace);
   }
   void ForEachRow(size_t count, RowTask& task) override {
     auto run = [&task](size_t, size_t i) { task.Run(i); };

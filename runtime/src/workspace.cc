@@ -52,6 +52,7 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
     layout->Add(layout->bound() ? &self_keys[i] : &measured, cache_rows * SelfCacheStride(d));
     layout->Add(layout->bound() ? &self_values[i] : &measured, cache_rows * SelfCacheStride(d));
   }
+  layout->Add(&self_history, cache_rows);
   layout->Add(&key_mask, source_rows);
   if (config.position_encoding != PositionEncoding::kLearned)
     layout->Add(&positions, std::max(limits.source, limits.target) * d);

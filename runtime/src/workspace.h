@@ -62,6 +62,10 @@ struct Workspace {
   float** cross_kv = nullptr;         // [batch * source, CrossKeyValueStride(d)]: keys, values
   float** self_keys = nullptr;        // [batch * beam, target, SelfCacheStride(d)]
   float** self_values = nullptr;
+  // [batch * beam, target]: for the hypothesis in each cache slot, the row
+  // (slot * target + position) of self_keys and self_values that holds each
+  // of its positions. Branches of one parent list the same rows (Decoder::CopyHistory).
+  int32_t* self_history = nullptr;
   uint8_t* key_mask = nullptr;        // [batch * source] 1 = a real source token
   float* positions = nullptr;         // [max(source, target), d] sinusoidal table
   float* logits = nullptr;            // [batch * beam, target_vocab]

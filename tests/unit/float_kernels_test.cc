@@ -80,7 +80,7 @@ void CheckAttention(size_t heads, size_t dh, size_t keys) {
   mask[2] = mask[keys - 1] = 0;
   k[2 * stride] = 1000.0f;
   std::vector<float> scores(heads * keys), out(heads * dh);
-  edgemt::AttendOneQuery({heads, dh, stride}, q.data(), k.data(), v.data(), keys, mask.data(), scores.data(),
+  edgemt::AttendOneQuery({heads, dh, stride}, q.data(), {k.data(), v.data(), keys, mask.data()}, scores.data(),
                          out.data());
   for (size_t h = 0; h < heads; ++h) {
     std::vector<double> weight(keys, 0.0);
@@ -104,7 +104,7 @@ void CheckAttention(size_t heads, size_t dh, size_t keys) {
   }
   // No visible key: zeros.
   std::vector<uint8_t> none(keys, 0);
-  edgemt::AttendOneQuery({heads, dh, stride}, q.data(), k.data(), v.data(), keys, none.data(), scores.data(),
+  edgemt::AttendOneQuery({heads, dh, stride}, q.data(), {k.data(), v.data(), keys, none.data()}, scores.data(),
                          out.data());
   for (float x : out) CHECK(x == 0.0f);
 }
@@ -129,9 +129,37 @@ TEST_CASE("AttendOneQuery's scores of four keys at a time round as those of one 
   size_t equal = 0, compared = 0;
   for (int trial = 0; trial < 200; ++trial) {
     std::vector<float> q = RandomVector(lcg, dh, -4.0f, 4.0f);
-    edgemt::AttendOneQuery({1, dh, dh}, q.data(), k.data(), v.data(), keys, nullptr, scores.data(), out.data(),
+    edgemt::AttendOneQuery({1, dh, dh}, q.data(), {k.data(), v.data(), keys}, scores.data(), out.data(),
                            weights.data());
     for (size_t j = 4; j < keys; ++j, ++compared) equal += weights[j] == weights[j - 4] ? 1 : 0;
   }
   CHECK(equal == compared);
+}
+
+TEST_CASE("AttendOneQuery over listed rows equals it over the same rows laid out in order") {
+  // Beam search's history: keys 0..keys-1 at rows scattered over a larger
+  // cache, some rows shared; the result must be bit-identical to attending
+  // a copy of those rows in order (the list changes where, not how).
+  Lcg lcg(33);
+  const size_t heads = 2, dh = 64, stride = heads * dh + 16, cache_rows = 24, keys = 9;
+  std::vector<float> k = RandomVector(lcg, cache_rows * stride, -1.0f, 1.0f);
+  std::vector<float> v = RandomVector(lcg, cache_rows * stride, -1.0f, 1.0f);
+  const std::vector<int32_t> rows = {17, 1, 9, 9, 23, 0, 4, 12, 5};
+  std::vector<float> k_in_order(keys * stride), v_in_order(keys * stride);
+  for (size_t j = 0; j < keys; ++j) {
+    std::copy_n(k.begin() + rows[j] * stride, stride, k_in_order.begin() + j * stride);
+    std::copy_n(v.begin() + rows[j] * stride, stride, v_in_order.begin() + j * stride);
+  }
+  std::vector<float> scores(heads * keys), listed(heads * dh), in_order(heads * dh), weights(keys), weights2(keys);
+  const std::vector<float> q = RandomVector(lcg, heads * dh, -2.0f, 2.0f);
+  edgemt::KeyValueRows scattered{k.data(), v.data(), keys};
+  scattered.rows = rows.data();
+  edgemt::AttendOneQuery({heads, dh, stride}, q.data(), scattered, scores.data(), listed.data(), weights.data());
+  edgemt::AttendOneQuery({heads, dh, stride}, q.data(), {k_in_order.data(), v_in_order.data(), keys}, scores.data(),
+                         in_order.data(), weights2.data());
+  CHECK(listed == in_order);
+  CHECK(weights == weights2);
+  // And not what the rows in cache order give.
+  edgemt::AttendOneQuery({heads, dh, stride}, q.data(), {k.data(), v.data(), keys}, scores.data(), in_order.data());
+  CHECK(listed != in_order);
 }

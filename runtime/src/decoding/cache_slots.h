@@ -1,8 +1,9 @@
 // Beam search's self-attention cache without moving it: each alive
-// hypothesis names the cache slot that holds its keys and values, one of its
-// sentence's `beam` slots. After a step, the first hypothesis to continue a
-// parent keeps the parent's slot; only a parent's second and later children
-// need a copy, into a slot that no hypothesis keeps (a dead one's). Moving
+// hypothesis names its cache slot, one of its sentence's `beam` slots, which
+// lists the cache rows of its keys and values (Workspace::self_history).
+// After a step, the first hypothesis to continue a parent keeps the
+// parent's slot; only a parent's second and later children need a copy of
+// that list, into a slot that no hypothesis keeps (a dead one's). Moving
 // every hypothesis to its row index instead copied most rows every step.
 #pragma once
 

@@ -41,7 +41,8 @@ class StepModel {
   // adds (ListedLogSumExp); -infinity without a shortlist.
   virtual float UnlistedLogMass(size_t row) const = 0;
   // Each copy's slot `to` takes the first `positions` keys and values of
-  // its slot `from` (no copy's target is another's source).
+  // its slot `from` (no copy's target is another's source). The translator
+  // copies the list of cache rows that hold them, not the rows.
   virtual void CopyCacheSlots(const CacheCopy* copies, size_t count, size_t positions) = 0;
   // Runs task.Run(i) for every i < count: on the model's threads when its
   // last Step used them (they are awake then), else one after another. Each

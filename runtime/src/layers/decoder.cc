@@ -97,6 +97,10 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
     }
   };
 
+  for (size_t r = 0; r < count; ++r) {  // each row's key and value at `step` go to its own slot's row
+    const size_t own_row = static_cast<size_t>(slots[r]) * cache_length_ + step;
+    workspace.self_history[own_row] = static_cast<int32_t>(own_row);
+  }
   for (size_t l = 0; l < layers_.size(); ++l) {
     const Layer& layer = layers_[l];
 
@@ -157,14 +161,12 @@ void Decoder::AttendSelf(size_t l, const int32_t* slots, size_t count, size_t st
   float* cache_values = workspace.self_values[l];
   auto attend = [&](size_t thread, size_t s) {
     const float* qkv = b.qkv + s * 3 * d;
-    const size_t slot = static_cast<size_t>(slots[s]);
-    float* sentence_keys = cache_keys + slot * cache_length_ * stride;
-    float* sentence_values = cache_values + slot * cache_length_ * stride;
-    std::memcpy(sentence_keys + step * stride, qkv + d, d * sizeof(float));
-    std::memcpy(sentence_values + step * stride, qkv + 2 * d, d * sizeof(float));
-    // Causal by construction: the cache holds positions 0..step only.
-    AttendOneQuery(shape, qkv, sentence_keys, sentence_values, step + 1, nullptr, b.scores + thread * b.scores_stride,
-                   b.context + s * d);
+    const size_t first_row = static_cast<size_t>(slots[s]) * cache_length_;
+    std::memcpy(cache_keys + (first_row + step) * stride, qkv + d, d * sizeof(float));
+    std::memcpy(cache_values + (first_row + step) * stride, qkv + 2 * d, d * sizeof(float));
+    // Causal by construction: the history lists positions 0..step only.
+    const KeyValueRows kv{cache_keys, cache_values, step + 1, nullptr, workspace.self_history + first_row};
+    AttendOneQuery(shape, qkv, kv, b.scores + thread * b.scores_stride, b.context + s * d);
   };
   ParallelFor(context.pool, parallel, count, attend);
 }
@@ -202,20 +204,17 @@ void Decoder::AttendCross(size_t l, const int32_t* slots, size_t count, size_t p
     const size_t first = (static_cast<size_t>(slots[s]) / per_source) * source_length;
     const float* kv = workspace.cross_kv[l] + first * stride;
     float* mean = alignments != nullptr ? b.mean_weights + thread * b.scores_stride : nullptr;
-    AttendOneQuery(shape, b.q + s * d, kv, kv + d, source_length, workspace.key_mask + first,
-                   b.scores + thread * b.scores_stride, b.context + s * d, mean);
+    const KeyValueRows keys_values{kv, kv + d, source_length, workspace.key_mask + first};
+    AttendOneQuery(shape, b.q + s * d, keys_values, b.scores + thread * b.scores_stride, b.context + s * d, mean);
     if (mean != nullptr)
       alignments[s] = AlignedPosition(mean, workspace.key_mask + first, source_length, weights_->config.source_bos);
   };
   ParallelFor(context.pool, parallel, count, attend);
 }
 
-void Decoder::CopyCacheSlot(size_t layer, size_t from, size_t to, size_t positions, Workspace& workspace) const {
-  const size_t d = static_cast<size_t>(weights_->config.d_model);
-  const size_t stride = SelfCacheStride(d);
-  const size_t slot_floats = cache_length_ * stride;  // a hypothesis's cache
-  for (float* cache : {workspace.self_keys[layer], workspace.self_values[layer]})
-    std::memcpy(cache + to * slot_floats, cache + from * slot_floats, positions * stride * sizeof(float));
+void Decoder::CopyHistory(size_t from, size_t to, size_t positions, Workspace& workspace) const {
+  const int32_t* source = workspace.self_history + from * cache_length_;
+  std::memcpy(workspace.self_history + to * cache_length_, source, positions * sizeof(int32_t));
 }
 
 }  // namespace edgemt

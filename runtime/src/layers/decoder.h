@@ -50,11 +50,11 @@ class Decoder {
   // Creates what the shortlisted projection needs (models with a shortlist).
   Status PrepareShortlist();
 
-  // Beam search: in layer `layer`, self-attention cache slot `to` takes the
-  // first `positions` keys and values of slot `from`. Layers are apart in
-  // memory, so threads can copy different ones at once.
-  void CopyCacheSlot(size_t layer, size_t from, size_t to, size_t positions, Workspace& workspace) const;
-  size_t layer_count() const { return layers_.size(); }
+  // Beam search: the hypothesis in self-attention cache slot `to` takes the
+  // first `positions` positions of the one in slot `from`: their list of
+  // cache rows (Workspace::self_history), not the keys and values. A row is
+  // written once, at its position's step, so branches share their past.
+  void CopyHistory(size_t from, size_t to, size_t positions, Workspace& workspace) const;
 
   // Whether PrepareCrossAttention over `rows` rows (count x source length),
   // or a Step over `count` sentences, uses the thread pool.
@@ -74,7 +74,7 @@ class Decoder {
   // workspace.unlisted_log_mass (-infinity when the file has no output sums).
   void EstimateUnlistedMass(const float* last, size_t count, Workspace& workspace) const;
   // Layer l's self-attention for each row: stores the step's key and value
-  // in the row's cache slot, then attends positions 0..step.
+  // in its slot's row for `step`, then attends the rows of its history.
   void AttendSelf(size_t l, const int32_t* slots, size_t count, size_t step, bool parallel, Workspace& workspace,
                   const RunContext& context) const;
   // Layer l's cross-attention for each row, over its source's keys and values.

@@ -73,8 +73,8 @@ Status Encoder::Run(const TokenIds* sources, size_t count, size_t length, Worksp
       auto attend = [&](size_t thread, size_t row) {  // query i of sentence s
         const size_t s = row / length, i = row % length;
         const float* sentence = b.qkv + s * length * 3 * d;
-        AttendOneQuery(shape, sentence + i * 3 * d, sentence + d, sentence + 2 * d, length,
-                       workspace.key_mask + s * length, b.scores + thread * b.scores_stride, b.context + row * d);
+        const KeyValueRows kv{sentence + d, sentence + 2 * d, length, workspace.key_mask + s * length};
+        AttendOneQuery(shape, sentence + i * 3 * d, kv, b.scores + thread * b.scores_stride, b.context + row * d);
       };
       ParallelFor(context.pool, parallel, rows, attend);
     }

@@ -73,33 +73,45 @@ inline void DotFour(const float* q, const float* const k[4], size_t n, float* ou
 }
 #endif
 
-// scores[j] = q . k_j * scale for j < num_keys (key j's row at k + j *
-// stride), four keys at a time where the width allows.
-__attribute__((always_inline)) inline void Scores(const float* q, const float* k, size_t stride, size_t width,
-                                                  size_t num_keys, float scale, float* scores) {
+// Where key (and value) j's row starts, in rows of the stride: j itself, or
+// an entry of a list of rows.
+struct ConsecutiveRows {
+  size_t operator()(size_t j) const { return j; }
+};
+struct ListedRows {
+  const int32_t* rows;
+  size_t operator()(size_t j) const { return static_cast<size_t>(rows[j]); }
+};
+
+// scores[j] = q . k_j * scale for j < num_keys (key j's row at k +
+// row_of(j) * stride), four keys at a time where the width allows.
+template <class RowOf>
+__attribute__((always_inline)) inline void Scores(const float* q, const float* k, RowOf row_of, size_t stride,
+                                                  size_t width, size_t num_keys, float scale, float* scores) {
   size_t j = 0;
   if (width % kDotLanes == 0) {
     for (; j + 4 <= num_keys; j += 4) {
-      const float* rows[4] = {k + j * stride, k + (j + 1) * stride, k + (j + 2) * stride, k + (j + 3) * stride};
+      const float* rows[4] = {k + row_of(j) * stride, k + row_of(j + 1) * stride, k + row_of(j + 2) * stride,
+                              k + row_of(j + 3) * stride};
       DotFour(q, rows, width, scores + j);
       for (size_t r = 0; r < 4; ++r) scores[j + r] *= scale;
     }
   }
-  for (; j < num_keys; ++j) scores[j] = Dot(q, k + j * stride, width) * scale;
+  for (; j < num_keys; ++j) scores[j] = Dot(q, k + row_of(j) * stride, width) * scale;
 }
 
 // out[i..i + kColumns) = sum over j < rows, mask[j] != 0 (all when mask is
-// null), of weights[j] * values[j * stride + i..] (a masked row may hold
-// anything). The sums stay in registers over all rows; kColumns / kDotLanes
-// of them are independent chains of adds.
-template <size_t kColumns>
-inline void WeightedColumns(const float* weights, const float* values, size_t stride, size_t rows,
+// null), of weights[j] * values[row_of(j) * stride + i..] (a masked row may
+// hold anything). The sums stay in registers over all rows; kColumns /
+// kDotLanes of them are independent chains of adds.
+template <size_t kColumns, class RowOf>
+inline void WeightedColumns(const float* weights, const float* values, RowOf row_of, size_t stride, size_t rows,
                             const uint8_t* mask, size_t i, float* out) {
   float sums[kColumns] = {};
   for (size_t j = 0; j < rows; ++j) {
     if (mask != nullptr && mask[j] == 0) continue;
     const float w = weights[j];
-    const float* row = values + j * stride + i;
+    const float* row = values + row_of(j) * stride + i;
     for (size_t l = 0; l < kColumns; ++l) sums[l] += w * row[l];
   }
   for (size_t l = 0; l < kColumns; ++l) out[i + l] = sums[l];
@@ -108,22 +120,24 @@ inline void WeightedColumns(const float* weights, const float* values, size_t st
 // out[0..n) = the weighted sum of the rows of values, a block of columns at
 // a time (a row at a time loaded and stored all n sums for every row: a
 // chain of store-to-load forwarding). Every column adds its rows in order.
-inline void WeightedSum(const float* weights, const float* values, size_t stride, size_t rows, const uint8_t* mask,
-                        size_t n, float* out) {
+template <class RowOf>
+inline void WeightedSum(const float* weights, const float* values, RowOf row_of, size_t stride, size_t rows,
+                        const uint8_t* mask, size_t n, float* out) {
   size_t i = 0;
   for (; i + 4 * kDotLanes <= n; i += 4 * kDotLanes)
-    WeightedColumns<4 * kDotLanes>(weights, values, stride, rows, mask, i, out);
-  for (; i + kDotLanes <= n; i += kDotLanes) WeightedColumns<kDotLanes>(weights, values, stride, rows, mask, i, out);
-  for (; i < n; ++i) WeightedColumns<1>(weights, values, stride, rows, mask, i, out);
+    WeightedColumns<4 * kDotLanes>(weights, values, row_of, stride, rows, mask, i, out);
+  for (; i + kDotLanes <= n; i += kDotLanes)
+    WeightedColumns<kDotLanes>(weights, values, row_of, stride, rows, mask, i, out);
+  for (; i < n; ++i) WeightedColumns<1>(weights, values, row_of, stride, rows, mask, i, out);
 }
 
-}  // namespace
-
-EDGEMT_VECTORIZED
-void AttendOneQuery(const AttentionShape& shape, const float* q, const float* k, const float* v, size_t num_keys,
-                    const uint8_t* key_mask, float* scores, float* out, float* mean_weights) {
+template <class RowOf>
+__attribute__((always_inline)) inline void Attend(const AttentionShape& shape, const float* q, const KeyValueRows& kv,
+                                                  RowOf row_of, float* scores, float* out, float* mean_weights) {
   const size_t dh = shape.d_head;
   const size_t heads = shape.num_heads;
+  const size_t num_keys = kv.count;
+  const uint8_t* key_mask = kv.mask;
   const float per_head = 1.0f / static_cast<float>(heads);
   if (mean_weights != nullptr) {
     for (size_t j = 0; j < num_keys; ++j) mean_weights[j] = 0.0f;
@@ -134,7 +148,7 @@ void AttendOneQuery(const AttentionShape& shape, const float* q, const float* k,
   // a head's few keys alone left the vectorized loop for its scalar tail.
   for (size_t h = 0; h < heads; ++h) {
     float* head_scores = scores + h * num_keys;
-    Scores(q + h * dh, k + h * dh, shape.kv_stride, dh, num_keys, scale, head_scores);  // a masked key's too
+    Scores(q + h * dh, kv.keys + h * dh, row_of, shape.kv_stride, dh, num_keys, scale, head_scores);  // a masked key's too
     float max_score = masked;
     for (size_t j = 0; j < num_keys; ++j) {
       if (key_mask != nullptr && key_mask[j] == 0) head_scores[j] = masked;
@@ -159,7 +173,19 @@ void AttendOneQuery(const AttentionShape& shape, const float* q, const float* k,
     if (mean_weights != nullptr) {
       for (size_t j = 0; j < num_keys; ++j) mean_weights[j] += head_scores[j] * per_head;
     }
-    WeightedSum(head_scores, v + h * dh, shape.kv_stride, num_keys, key_mask, dh, oh);
+    WeightedSum(head_scores, kv.values + h * dh, row_of, shape.kv_stride, num_keys, key_mask, dh, oh);
+  }
+}
+
+}  // namespace
+
+EDGEMT_VECTORIZED
+void AttendOneQuery(const AttentionShape& shape, const float* q, const KeyValueRows& kv, float* scores, float* out,
+                    float* mean_weights) {
+  if (kv.rows == nullptr) {
+    Attend(shape, q, kv, ConsecutiveRows{}, scores, out, mean_weights);
+  } else {
+    Attend(shape, q, kv, ListedRows{kv.rows}, scores, out, mean_weights);
   }
 }
 

@@ -14,12 +14,23 @@ struct AttentionShape {
   size_t kv_stride; // floats between consecutive key (and value) rows
 };
 
-// For one query row: out = softmax(q . k_j / sqrt(d_head), j < num_keys,
-// keys with key_mask[j] == 0 skipped) v. `scores` holds num_heads *
-// num_keys floats.
-// key_mask may be null (all keys visible). `mean_weights`, when not null,
-// gets the attention weights averaged over the heads (num_keys floats).
-void AttendOneQuery(const AttentionShape& shape, const float* q, const float* k, const float* v, size_t num_keys,
-                    const uint8_t* key_mask, float* scores, float* out, float* mean_weights = nullptr);
+// The keys and values one query attends: key j's row starts at keys +
+// Row(j) * kv_stride and its value's at values + Row(j) * kv_stride, where
+// Row(j) = rows[j], or j when `rows` is null (beam search's hypotheses list
+// the cache rows of their history, which branches share).
+struct KeyValueRows {
+  const float* keys;
+  const float* values;
+  size_t count;
+  const uint8_t* mask = nullptr;  // key j is skipped where mask[j] == 0; null: all visible
+  const int32_t* rows = nullptr;
+};
+
+// For one query row: out = softmax(q . k_j / sqrt(d_head), over the visible
+// keys) v, head by head. `scores` holds num_heads * kv.count floats.
+// `mean_weights`, when not null, gets the attention weights averaged over
+// the heads (kv.count floats).
+void AttendOneQuery(const AttentionShape& shape, const float* q, const KeyValueRows& kv, float* scores, float* out,
+                    float* mean_weights = nullptr);
 
 }  // namespace edgemt

@@ -246,6 +246,12 @@ def best(results, runtime, variant, beam):
     return min(options) if options else (None, None)
 
 
+def at_threads(results, runtime, variant, beam, threads):
+    """Median seconds at `threads` threads, or None."""
+    runs = results.get((runtime, variant, beam, threads))
+    return median([x["seconds"] for x in runs]) if runs else None
+
+
 def section(all_results, meta):
     cli = meta.get("cli", False)
     run = machine.run_header(meta, "tests/bench/shortlist_bench.py")
@@ -263,7 +269,7 @@ def section(all_results, meta):
            "stopping, its shortlist learned from the train split (converter defaults: 50 per source id, 100 "
            "frequent); base and opus: %d random sources, %d output ids each, synthetic shortlists of the same "
            "sizes (the script's docstring)." % (meta["rounds"], ct2.VERSION, RANDOM_SOURCES, OUTPUT_IDS))
-    rows, ratio_rows = [], []
+    rows, ratio_rows, one_thread_rows = [], [], []
     for name, results in all_results.items():
         def ms(runtime, variant, beam):
             seconds, threads = best(results, runtime, variant, beam)
@@ -285,11 +291,21 @@ def section(all_results, meta):
             return "-" if a is None or b is None else "%.2fx" % (a / b)
         ratio_rows.append([name, ratio(g, g_sl), ratio(g, int4), ratio(g, int4_sl), ratio(b4, b4_sl), ratio(b4, g),
                            ratio(b4_sl, g_sl), ratio(c4, b4), ratio(c4_vmap, b4_sl)])
+
+        def one(variant, beam):
+            return at_threads(results, "edgemt", variant, beam, 1)
+        one_thread_rows.append([name, ratio(one("int8", 1), one("int8+sl", 1)), ratio(one("int8", 1), one("int4", 1)),
+                                ratio(one("int8", 1), one("int4+sl", 1)), ratio(one("int8", 4), one("int8+sl", 4)),
+                                ratio(one("int8", 4), one("int8", 1)), ratio(one("int8+sl", 4), one("int8+sl", 1))])
     s.table(["model", "runtime, file", "greedy ms", "beam 4 ms"], rows)
     s.table(["model", "shortlist speed-up, greedy (goal opus 1.8x)", "int4 vs int8, greedy (goal opus 1.8x)",
              "int4 + shortlist vs int8 (goal opus 3.5x)",
              "shortlist speed-up, beam 4 (goal opus 1.8x)", "beam 4 / greedy", "beam 4 / greedy, shortlist (goal 1.6x)",
              "CTranslate2 / EdgeMT, beam 4", "CTranslate2 vmap / EdgeMT shortlist, beam 4 (goal 3x)"], ratio_rows)
+    s.text("The same EdgeMT ratios with both sides at 1 thread, the setting of issue 29's own figures (where the "
+           "int8 steps of the OPUS-MT shape read their weights at one core's bandwidth):")
+    s.table(["model", "shortlist speed-up, greedy", "int4 vs int8, greedy", "int4 + shortlist vs int8",
+             "shortlist speed-up, beam 4", "beam 4 / greedy", "beam 4 / greedy, shortlist"], one_thread_rows)
     return s
 
 

@@ -239,17 +239,17 @@ def parse_result_key(key):
     return runtime, variant, int(beam[len("beam"):]), int(threads[len("t"):])
 
 
-def best(results, runtime, variant, beam):
-    """(median seconds at the better thread count, that thread count)."""
-    options = [(median([x["seconds"] for x in results[(runtime, variant, beam, t)]]), t) for t in THREADS
-               if (runtime, variant, beam, t) in results]
-    return min(options) if options else (None, None)
-
-
 def at_threads(results, runtime, variant, beam, threads):
     """Median seconds at `threads` threads, or None."""
     runs = results.get((runtime, variant, beam, threads))
     return median([x["seconds"] for x in runs]) if runs else None
+
+
+def best(results, runtime, variant, beam):
+    """(median seconds at the better thread count, that thread count)."""
+    options = [(at_threads(results, runtime, variant, beam, t), t) for t in THREADS
+               if (runtime, variant, beam, t) in results]
+    return min(options) if options else (None, None)
 
 
 def section(all_results, meta):

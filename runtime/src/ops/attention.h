@@ -11,7 +11,7 @@ namespace edgemt {
 struct AttentionShape {
   size_t num_heads;
   size_t d_head;
-  size_t kv_stride; // floats between consecutive key (and value) rows
+  size_t kv_stride; // floats from one row of keys (and values) in memory to the next
 };
 
 // The keys and values one query attends: key j's row starts at keys +

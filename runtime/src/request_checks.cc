@@ -8,6 +8,7 @@
 
 #include "decoding/beam_search.h"
 #include "decoding/shortlist.h"
+#include "ops/shortlisted_projection.h"
 
 namespace edgemt {
 namespace {
@@ -45,6 +46,10 @@ Limits LimitsOf(const TranslatorOptions& options, const ModelWeights& weights) {
                 static_cast<size_t>(options.num_threads)};
   limits.shortlist = ShortlistCapacity(weights.shortlist, limits.source,
                                        static_cast<size_t>(weights.config.target_vocab_size));
+  if (limits.shortlist > 0) {
+    limits.gathered_shortlist = std::min(kMaxGatheredShortlistBytes,
+                                         limits.batch * GatheredBytes(weights.output_projection, limits.shortlist));
+  }
   return limits;
 }
 

@@ -136,7 +136,8 @@ struct Translator::Impl final : StepModel {
   Status Step(const int32_t* tokens, const int32_t* slots, size_t rows, size_t per_source, size_t step) override {
     const auto start = std::chrono::steady_clock::now();
     EDGEMT_RETURN_IF_ERROR(
-        decoder.Step(tokens, slots, rows, per_source, step, batch_length, workspace, context(), alignment, shortlists));
+        decoder.Step(tokens, slots, rows, per_source, step, batch_length, workspace, context(), alignment,
+                     shortlists != nullptr ? workspace.source_lists : nullptr));
     step_was_parallel = decoder.StepRunsInParallel(rows);
     if (options.profile) {
       profile.decoder_ms += MillisecondsSince(start);
@@ -154,13 +155,20 @@ struct Translator::Impl final : StepModel {
     return OutputColumns{static_cast<size_t>(model->config().target_vocab_size), nullptr};
   }
 
-  // Each source's shortlist into workspace.source_columns.
+  // Each source's shortlist into workspace.source_columns, and its weight
+  // rows into workspace.source_lists, gathered while the arena's room lasts.
   void BuildShortlists(const TokenIds* sources, size_t count) {
     const ShortlistView& shortlist = StateOf(*model).weights.shortlist;
+    size_t gathered = 0;
     for (size_t s = 0; s < count; ++s) {
       int32_t* ids = workspace.shortlist_ids + s * limits.shortlist;
       const size_t found = SourceShortlist(shortlist, sources[s], model->config().eos_id, workspace.shortlist_seen, ids);
       workspace.source_columns[s] = OutputColumns{found, ids};
+      size_t used = 0;
+      workspace.source_lists[s] =
+          decoder.GatherShortlist(workspace.source_columns[s], workspace.gathered_rows + gathered,
+                                  limits.gathered_shortlist - gathered, &used);
+      gathered += used;
     }
   }
   void CopyCacheSlots(const CacheCopy* copies, size_t count, size_t positions) override {

@@ -63,7 +63,9 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
   if (limits.shortlist > 0) {
     layout->Add(&shortlist_ids, limits.batch * limits.shortlist);
     layout->Add(&source_columns, limits.batch);
-    layout->Add(&row_columns, rows);
+    layout->Add(&source_lists, limits.batch);
+    layout->Add(&row_lists, rows);
+    if (limits.gathered_shortlist > 0) layout->Add(&gathered_rows, limits.gathered_shortlist);
     layout->Add(&shortlist_seen, vocab);
     layout->Add(&shortlist_centered, rows * d);
     layout->Add(&shortlist_groups, rows + 1);

@@ -13,6 +13,7 @@
 #include "decoding/greedy.h"
 #include "edgemt/model_config.h"
 #include "ops/output_columns.h"
+#include "ops/shortlist_rows.h"
 
 namespace edgemt {
 
@@ -24,6 +25,7 @@ struct Limits {
   size_t beam = 1;    // hypotheses per sentence
   size_t threads = 1; // the pool's threads (each has its own attention scratch)
   size_t shortlist = 0;  // the most target ids a source's shortlist can have; 0: the model has none
+  size_t gathered_shortlist = 0;  // arena bytes for sources' shortlisted weight rows (ShortlistedProjection::Gather)
 };
 
 // Buffers of one stack (encoder or decoder) for `rows` rows at a time.
@@ -76,7 +78,9 @@ struct Workspace {
   // With a shortlist (Limits::shortlist > 0; docs/shortlist.md).
   int32_t* shortlist_ids = nullptr;         // [batch, Limits::shortlist] each source's target ids
   OutputColumns* source_columns = nullptr;  // [batch] views of them
-  OutputColumns* row_columns = nullptr;     // [batch * beam] a decoder step's rows'
+  ShortlistRows* source_lists = nullptr;    // [batch] where each source's weight rows are read
+  ShortlistRows* row_lists = nullptr;       // [batch * beam] a decoder step's rows'
+  uint8_t* gathered_rows = nullptr;         // [Limits::gathered_shortlist] bytes: sources' rows side by side
   uint8_t* shortlist_seen = nullptr;        // [target vocab] all 0 between uses
   int16_t* shortlist_centered = nullptr;    // [batch * beam, d] the projection's quantized input, centered
   uint32_t* shortlist_groups = nullptr;     // [batch * beam + 1]

@@ -61,7 +61,7 @@ Status Decoder::PrepareCrossAttention(size_t count, size_t source_length, Worksp
 
 Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, size_t per_source, size_t step,
                      size_t source_length, Workspace& workspace, const RunContext& context,
-                     const AlignmentRequest* alignment, const OutputColumns* shortlists) const {
+                     const AlignmentRequest* alignment, const ShortlistRows* shortlists) const {
   const ModelConfig& config = weights_->config;
   const size_t d = static_cast<size_t>(config.d_model);
   const bool pre_norm = config.norm == NormPlacement::kPreLN;
@@ -129,10 +129,10 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
   }
   const float* last = pre_norm ? b.normed : b.x;
   if (shortlists == nullptr) return output_projection_.Run(last, count, workspace.logits, scratch, context.pool, context.profile);
-  for (size_t r = 0; r < count; ++r) workspace.row_columns[r] = shortlists[static_cast<size_t>(slots[r]) / per_source];
+  for (size_t r = 0; r < count; ++r) workspace.row_lists[r] = shortlists[static_cast<size_t>(slots[r]) / per_source];
   const ShortlistScratch shortlist_scratch{scratch, workspace.shortlist_centered, workspace.shortlist_groups};
   const size_t vocab = static_cast<size_t>(config.target_vocab_size);
-  EDGEMT_RETURN_IF_ERROR(shortlisted_projection_.Run(last, count, workspace.row_columns, workspace.logits, vocab,
+  EDGEMT_RETURN_IF_ERROR(shortlisted_projection_.Run(last, count, workspace.row_lists, workspace.logits, vocab,
                                                      shortlist_scratch, context.pool, context.profile));
   EstimateUnlistedMass(last, count, workspace);
   return Status::Ok();
@@ -145,7 +145,7 @@ void Decoder::EstimateUnlistedMass(const float* last, size_t count, Workspace& w
   for (size_t r = 0; r < count; ++r) {
     workspace.unlisted_log_mass[r] =
         UnlistedLogMass(last + r * d, d, shortlist.output_row_sum, shortlist.output_bias_sum,
-                        workspace.logits + r * vocab, workspace.row_columns[r].count, vocab);
+                        workspace.logits + r * vocab, workspace.row_lists[r].count, vocab);
   }
 }
 

@@ -45,10 +45,15 @@ class Decoder {
   // first columns (docs/shortlist.md).
   Status Step(const int32_t* tokens, const int32_t* slots, size_t count, size_t per_source, size_t step,
               size_t source_length, Workspace& workspace, const RunContext& context,
-              const AlignmentRequest* alignment = nullptr, const OutputColumns* shortlists = nullptr) const;
+              const AlignmentRequest* alignment = nullptr, const ShortlistRows* shortlists = nullptr) const;
 
   // Creates what the shortlisted projection needs (models with a shortlist).
   Status PrepareShortlist();
+  // A source's shortlist as Step reads it: its output-projection rows
+  // gathered into `buffer` where they fit (ShortlistedProjection::Gather).
+  ShortlistRows GatherShortlist(const OutputColumns& list, uint8_t* buffer, size_t capacity, size_t* used) const {
+    return shortlisted_projection_.Gather(list, buffer, capacity, used);
+  }
 
   // Beam search: the hypothesis in self-attention cache slot `to` takes the
   // first `positions` positions of the one in slot `from`: their list of

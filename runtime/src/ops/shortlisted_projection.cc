@@ -67,16 +67,16 @@ struct Tile {
 };
 
 EDGEMT_VECTORIZED
-void ProjectInt8(const MatrixView& w, const float* bias, const OutputColumns& columns, const Tile& t, size_t in,
+void ProjectInt8(const MatrixView& w, const float* bias, const int32_t* ids, const Tile& t, size_t in,
                  size_t out_stride) {
   for (size_t c = t.begin; c < t.end; ++c) {
-    if (c + kPrefetchColumns < t.end) {
-      const size_t ahead = static_cast<size_t>(columns.ids[c + kPrefetchColumns]);
+    if (ids != nullptr && c + kPrefetchColumns < t.end) {
+      const size_t ahead = static_cast<size_t>(ids[c + kPrefetchColumns]);
       PrefetchBytes(w.i8() + ahead * in, in);
       PrefetchBytes(w.scales + ahead, 1);
       if (bias != nullptr) PrefetchBytes(bias + ahead, 1);
     }
-    const size_t id = static_cast<size_t>(columns.ids[c]);
+    const size_t id = RowOf(ids, c);
     const int8_t* row = w.i8() + id * in;
     const float scale = w.scales[id];
     const float b = bias != nullptr ? bias[id] : 0.0f;
@@ -88,19 +88,19 @@ void ProjectInt8(const MatrixView& w, const float* bias, const OutputColumns& co
 }
 
 EDGEMT_VECTORIZED
-void ProjectInt4(const MatrixView& w, const float* bias, const OutputColumns& columns, const Tile& t, size_t in,
+void ProjectInt4(const MatrixView& w, const float* bias, const int32_t* ids, const Tile& t, size_t in,
                  size_t out_stride) {
   const size_t block = static_cast<size_t>(w.block_size);
   const size_t blocks = in / block;
   const size_t pairs = block / 2;
   for (size_t c = t.begin; c < t.end; ++c) {
-    if (c + kPrefetchColumns < t.end) {
-      const size_t ahead = static_cast<size_t>(columns.ids[c + kPrefetchColumns]);
+    if (ids != nullptr && c + kPrefetchColumns < t.end) {
+      const size_t ahead = static_cast<size_t>(ids[c + kPrefetchColumns]);
       PrefetchBytes(w.nibbles() + ahead * in / 2, in / 2);
       PrefetchBytes(w.block_scales + ahead * blocks, blocks * sizeof(uint16_t));
       if (bias != nullptr) PrefetchBytes(bias + ahead, 1);
     }
-    const size_t id = static_cast<size_t>(columns.ids[c]);
+    const size_t id = RowOf(ids, c);
     const uint8_t* row = w.nibbles() + id * in / 2;
     const uint16_t* scales = w.block_scales + id * blocks;
     const float b = bias != nullptr ? bias[id] : 0.0f;
@@ -118,15 +118,15 @@ void ProjectInt4(const MatrixView& w, const float* bias, const OutputColumns& co
 }
 
 EDGEMT_VECTORIZED
-void ProjectFloat(const MatrixView& w, const float* bias, const OutputColumns& columns, const Tile& t, size_t in,
+void ProjectFloat(const MatrixView& w, const float* bias, const int32_t* ids, const Tile& t, size_t in,
                   size_t out_stride) {
   for (size_t c = t.begin; c < t.end; ++c) {
-    if (c + kPrefetchColumns < t.end) {
-      const size_t ahead = static_cast<size_t>(columns.ids[c + kPrefetchColumns]);
+    if (ids != nullptr && c + kPrefetchColumns < t.end) {
+      const size_t ahead = static_cast<size_t>(ids[c + kPrefetchColumns]);
       PrefetchBytes(w.f32() + ahead * in, in * sizeof(float));
       if (bias != nullptr) PrefetchBytes(bias + ahead, 1);
     }
-    const size_t id = static_cast<size_t>(columns.ids[c]);
+    const size_t id = RowOf(ids, c);
     const float* row = w.f32() + id * in;
     const float b = bias != nullptr ? bias[id] : 0.0f;
     for (size_t r = 0; r < t.rows; ++r) t.out[r * out_stride + c] = DotFloat(t.in + r * in, row, in) + b;
@@ -222,28 +222,88 @@ Status ShortlistedProjection::QuantizeInput(const float* in, size_t rows, bool v
   return Status::Ok();
 }
 
-Status ShortlistedProjection::Run(const float* in, size_t rows, const OutputColumns* columns, float* out,
+namespace {
+
+// Gathered rows' parts start on whole cache lines.
+constexpr size_t kGatherAlignment = 64;
+
+size_t RoundUpToLines(size_t bytes) { return (bytes + kGatherAlignment - 1) / kGatherAlignment * kGatherAlignment; }
+
+// Rows that read the same weight rows: the same list in place, or the
+// same gathered copy.
+bool SameRows(const ShortlistRows& a, const ShortlistRows& b) {
+  return a.ids == b.ids && a.weights.weight.data == b.weights.weight.data;
+}
+
+size_t RowBytes(const MatrixView& w) { return w.bytes() / static_cast<size_t>(w.rows); }
+size_t BlockScalesPerRow(const MatrixView& w) { return w.block_scale_count() / static_cast<size_t>(w.rows); }
+size_t ScaleBytesPerRow(const MatrixView& w) {
+  if (w.type == WeightType::kInt8) return sizeof(float);
+  if (w.type == WeightType::kInt4) return BlockScalesPerRow(w) * sizeof(uint16_t);
+  return 0;
+}
+
+}  // namespace
+
+size_t GatheredBytes(const LinearView& view, size_t count) {
+  const MatrixView& w = view.weight;
+  size_t bytes = RoundUpToLines(count * RowBytes(w));
+  bytes += RoundUpToLines(count * ScaleBytesPerRow(w));
+  if (view.bias != nullptr) bytes += RoundUpToLines(count * sizeof(float));
+  return bytes;
+}
+
+ShortlistRows ShortlistedProjection::Gather(const OutputColumns& list, uint8_t* buffer, size_t capacity,
+                                            size_t* used) const {
+  *used = 0;
+  const size_t bytes = GatheredBytes(view_, list.count);
+  if (buffer == nullptr || bytes > capacity) return ShortlistRows{list.count, list.ids, view_};
+  const MatrixView& w = view_.weight;
+  const size_t row_bytes = RowBytes(w), scale_bytes = ScaleBytesPerRow(w);
+  ShortlistRows gathered{list.count, nullptr, view_};
+  MatrixView& copy = gathered.weights.weight;
+  copy.rows = static_cast<int>(list.count);
+  uint8_t* rows = buffer;
+  uint8_t* scales = rows + RoundUpToLines(list.count * row_bytes);
+  float* bias = reinterpret_cast<float*>(scales + RoundUpToLines(list.count * scale_bytes));
+  const uint8_t* weight_rows = static_cast<const uint8_t*>(w.data);
+  const uint8_t* weight_scales = w.type == WeightType::kInt8 ? reinterpret_cast<const uint8_t*>(w.scales)
+                                                             : reinterpret_cast<const uint8_t*>(w.block_scales);
+  for (size_t c = 0; c < list.count; ++c) {
+    const size_t id = static_cast<size_t>(list.ids[c]);
+    std::memcpy(rows + c * row_bytes, weight_rows + id * row_bytes, row_bytes);
+    if (scale_bytes > 0) std::memcpy(scales + c * scale_bytes, weight_scales + id * scale_bytes, scale_bytes);
+    if (view_.bias != nullptr) bias[c] = view_.bias[id];
+  }
+  copy.data = rows;
+  if (w.type == WeightType::kInt8) copy.scales = reinterpret_cast<const float*>(scales);
+  if (w.type == WeightType::kInt4) copy.block_scales = reinterpret_cast<const uint16_t*>(scales);
+  if (view_.bias != nullptr) gathered.weights.bias = bias;
+  *used = bytes;
+  return gathered;
+}
+
+Status ShortlistedProjection::Run(const float* in, size_t rows, const ShortlistRows* lists, float* out,
                                   size_t out_stride, const ShortlistScratch& scratch, pthreadpool_t pool,
                                   TranslationProfile* profile) const {
   if (rows == 0) return Status::Ok();
   ScopedTimer timer(profile, TimeCategory::kXnnpack);
   const size_t width = static_cast<size_t>(view_.weight.cols);
-  const MatrixView& w = view_.weight;
   const bool vnni = view_.is_quantized() && HasVnni();
   if (view_.is_quantized()) EDGEMT_RETURN_IF_ERROR(QuantizeInput(in, rows, vnni, scratch));
   // Groups: consecutive rows with the same list, kGroupRows at most; each
   // group's columns in tiles of kColumnTile.
   size_t work = 0, longest = 0;
   for (size_t r = 0; r < rows; ++r) {
-    work += columns[r].count;
-    longest = std::max(longest, columns[r].count);
+    work += lists[r].count;
+    longest = std::max(longest, lists[r].count);
   }
   const bool parallel = work * width >= kMinParallelShortlistMacs;
   size_t groups = 0;
   for (size_t r = 0; r < rows; ++groups) {
     scratch.group_starts[groups] = static_cast<uint32_t>(r);
     size_t n = 1;
-    while (r + n < rows && n < kGroupRows && columns[r + n].ids == columns[r].ids) ++n;
+    while (r + n < rows && n < kGroupRows && SameRows(lists[r + n], lists[r])) ++n;
     r += n;
   }
   scratch.group_starts[groups] = static_cast<uint32_t>(rows);
@@ -254,7 +314,9 @@ Status ShortlistedProjection::Run(const float* in, size_t rows, const OutputColu
     const size_t group = index / tiles;
     const size_t r = scratch.group_starts[group];
     const size_t n = scratch.group_starts[group + 1] - r;
-    const OutputColumns& list = columns[r];
+    const ShortlistRows& list = lists[r];
+    const MatrixView& w = list.weights.weight;
+    const float* bias = list.weights.bias;
     const size_t begin = (index % tiles) * kColumnTile;
     if (begin >= list.count) return;
     // The quantized input exists for quantized weights only.
@@ -270,17 +332,17 @@ Status ShortlistedProjection::Run(const float* in, size_t rows, const OutputColu
       const VnniRows vnni_rows{reinterpret_cast<const uint8_t*>(t.centered), width * sizeof(int16_t), t.params, n,
                                t.out, out_stride};
       if (w.type == WeightType::kInt4) {
-        ProjectInt4Vnni(w.nibbles(), w.block_scales, static_cast<size_t>(w.block_size), view_.bias, width, list.ids,
+        ProjectInt4Vnni(w.nibbles(), w.block_scales, static_cast<size_t>(w.block_size), bias, width, list.ids,
                         t.begin, t.end, vnni_rows);
       } else {
-        ProjectInt8Vnni(w.i8(), w.scales, view_.bias, width, list.ids, t.begin, t.end, vnni_rows);
+        ProjectInt8Vnni(w.i8(), w.scales, bias, width, list.ids, t.begin, t.end, vnni_rows);
       }
     } else if (w.type == WeightType::kInt8) {
-      ProjectInt8(w, view_.bias, list, t, width, out_stride);
+      ProjectInt8(w, bias, list.ids, t, width, out_stride);
     } else if (w.type == WeightType::kInt4) {
-      ProjectInt4(w, view_.bias, list, t, width, out_stride);
+      ProjectInt4(w, bias, list.ids, t, width, out_stride);
     } else {
-      ProjectFloat(w, view_.bias, list, t, width, out_stride);
+      ProjectFloat(w, bias, list.ids, t, width, out_stride);
     }
   };
   ParallelFor(pool, parallel, groups * tiles, run_tile);

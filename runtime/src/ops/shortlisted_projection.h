@@ -4,12 +4,16 @@
 //
 // XNNPACK packs a whole weight matrix ahead of time and cannot multiply by
 // a subset of its rows chosen per sentence, so these loops read the file's
-// rows in place: an int8 or int4 weight with its input quantized per row by
+// rows: an int8 or int4 weight with its input quantized per row by
 // XNNPACK's own convert (so the logits are those of the full product up to
 // the rounding of its last float operations), a float32 weight as it is.
-// Rows that share a list (a sentence's beams) are computed together, each
-// weight row read once for all of them; the rows a few ids ahead are
-// prefetched, as they lie scattered through the weight, and a pool splits a
+// A sentence's rows are first gathered side by side into the arena, where
+// they fit (Gather): every step then reads them in order, as the hardware
+// prefetchers expect, instead of waiting on rows scattered through the
+// weight, each on its own page (at the OPUS-MT shape with int4 the loop and
+// the gathering took half the loop's time before). Rows that share a list (a sentence's beams) are
+// computed together, each weight row read once for all of them; where the
+// rows stay scattered, those a few ids ahead are prefetched; a pool splits a
 // list's columns between its threads.
 #pragma once
 
@@ -24,8 +28,19 @@
 #include "model_weights.h"
 #include "ops/linear.h"
 #include "ops/output_columns.h"
+#include "ops/shortlist_rows.h"
 
 namespace edgemt {
+
+// The most arena bytes a translator sets aside for gathered rows: an
+// OPUS-MT-sized sentence's ~1,100 int8 rows take 0.6 MB. A batch's sources
+// beyond it are read in place (a plan for every source's longest list would
+// be tens of MB at the OPUS-MT shape).
+constexpr size_t kMaxGatheredShortlistBytes = size_t{2} << 20;
+
+// The arena bytes that gathering `count` rows of `view` takes: the rows,
+// their scales and their biases, each part whole cache lines.
+size_t GatheredBytes(const LinearView& view, size_t count);
 
 // Scratch: LinearScratch's quantized rows and parameters, the rows again
 // as int16 with their zero point taken off (for the VNNI loop: as bytes + 128,
@@ -48,9 +63,15 @@ class ShortlistedProjection {
   // Creates the input's convert operator (quantized weights only).
   Status Create();
 
-  // out[r * out_stride + c] for c < columns[r].count; columns[r] lists the
-  // target ids of row r (never the whole vocabulary: ids not null).
-  Status Run(const float* in, size_t rows, const OutputColumns* columns, float* out, size_t out_stride,
+  // The rows of `list` (never the whole vocabulary: ids not null), copied
+  // in its order into `buffer` when GatheredBytes fits in `capacity`
+  // (`*used` then says how many bytes they took, else 0), or else viewed
+  // in place.
+  ShortlistRows Gather(const OutputColumns& list, uint8_t* buffer, size_t capacity, size_t* used) const;
+
+  // out[r * out_stride + c] for c < lists[r].count: row r's logits for the
+  // target ids of its list.
+  Status Run(const float* in, size_t rows, const ShortlistRows* lists, float* out, size_t out_stride,
              const ShortlistScratch& scratch, pthreadpool_t pool, TranslationProfile* profile) const;
 
  private:

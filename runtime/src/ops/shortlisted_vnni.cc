@@ -67,13 +67,13 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void Columns(const int8_t
                                                                     const float* bias, size_t in, const int32_t* ids,
                                                                     size_t begin, size_t end, const VnniRows& rows) {
   for (size_t c = begin; c < end; ++c) {
-    if (c + kPrefetchColumns < end) {
+    if (ids != nullptr && c + kPrefetchColumns < end) {
       const size_t ahead = static_cast<size_t>(ids[c + kPrefetchColumns]);
       PrefetchBytes(weight + ahead * in, in);
       PrefetchBytes(scales + ahead, 1);
       if (bias != nullptr) PrefetchBytes(bias + ahead, 1);
     }
-    const size_t id = static_cast<size_t>(ids[c]);
+    const size_t id = RowOf(ids, c);
     int32_t dots[Rows];
     int32_t weight_sum;
     Dots<Rows>(rows.inputs, rows.stride, weight + id * in, in, dots, &weight_sum);
@@ -135,13 +135,13 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) void Int4Columns(const ui
   const size_t pairs = block / 2;
   const size_t blocks = in / block;
   for (size_t c = begin; c < end; ++c) {
-    if (c + kPrefetchColumns < end) {
+    if (ids != nullptr && c + kPrefetchColumns < end) {
       const size_t ahead = static_cast<size_t>(ids[c + kPrefetchColumns]);
       PrefetchBytes(nibbles + ahead * row_bytes, row_bytes);
       PrefetchBytes(block_scales + ahead * blocks, blocks * sizeof(uint16_t));
       if (bias != nullptr) PrefetchBytes(bias + ahead, 1);
     }
-    const size_t id = static_cast<size_t>(ids[c]);
+    const size_t id = RowOf(ids, c);
     const uint8_t* row = nibbles + id * row_bytes;
     const uint16_t* scales = block_scales + id * blocks;
     float sum[Rows] = {};

@@ -30,7 +30,8 @@ bool HasVnni();
 
 // out[r][c] = (sum_k (q[r][k] - zero point) * W[ids[c]][k]) * input scale *
 // scales[ids[c]] + bias[ids[c]] for c in [begin, end): the plain loop's
-// operations in its order. `bias` may be null. Only when HasVnni().
+// operations in its order. `bias` may be null; null `ids` read row c for
+// column c (gathered rows). Only when HasVnni().
 void ProjectInt8Vnni(const int8_t* weight, const float* scales, const float* bias, size_t in, const int32_t* ids,
                      size_t begin, size_t end, const VnniRows& rows);
 

@@ -1,7 +1,8 @@
 // Vocabulary shortlists (docs/shortlist.md): every output id is in its
 // sentence's shortlist (greedy, beam search, sampling, alternatives, n-best);
 // a shortlist of every id decodes as the whole vocabulary does; a sentence's
-// output does not depend on its batch or thread count; use_shortlist =
+// output does not depend on its batch or thread count, nor on whether its
+// weight rows were gathered; use_shortlist =
 // false ignores it; translating allocates nothing; a broken shortlist is
 // refused at load; format 2.7's output sums bring log-probabilities nearer
 // the whole vocabulary's.
@@ -17,6 +18,7 @@
 
 #include "allocation_counter.h"
 #include "edgemt/translator.h"
+#include "ops/shortlisted_projection.h"
 #include "test_model.h"
 
 using namespace edgemt;
@@ -254,6 +256,45 @@ TEST_CASE("with a shortlist a sentence's output does not depend on its batch or 
       // The shortlist is the source's alone; the scores may differ in the
       // last bits on ARM, where XNNPACK's one-row and multi-row int8
       // kernels round the layers before the projection differently.
+      CHECK(alone[i].score == doctest::Approx(batched[i].score).epsilon(1e-5));
+    }
+  }
+}
+
+TEST_CASE("a batch whose shortlisted rows outgrow the room to gather them translates as one by one") {
+  // d_model 512 and lists of hundreds of ids: the first sentences' rows are
+  // gathered into the arena, the rest read in place (docs/shortlist.md).
+  TestModelSpec spec;
+  spec.d_model = 512;
+  spec.d_ff = 64;
+  spec.encoder_layers = 1;
+  spec.decoder_layers = 1;
+  spec.target_vocab = 2000;
+  spec.int8 = true;
+  const int per_source = 300;
+  const std::vector<int32_t> frequent = {4, 9, 20};
+  AddShortlist(&spec, per_source, frequent);
+  const TestModel test = LoadTestModel(spec);
+  const auto sources = SyntheticSources(9, spec.source_vocab, 2, 2, 5, 3);
+  // The lists' weight bytes alone outgrow the room; the first list's rows,
+  // scales, biases and padding fit in it.
+  size_t weight_bytes = 0;
+  for (const auto& source : sources) weight_bytes += ShortlistOf(spec, source, per_source, frequent).size() * 512;
+  REQUIRE(weight_bytes > kMaxGatheredShortlistBytes);
+  REQUIRE(ShortlistOf(spec, sources[0], per_source, frequent).size() * (512 + 8) + 3 * 64 < kMaxGatheredShortlistBytes);
+  auto one = Make(test, 1, 1);
+  auto many = Make(test, 9, 2);
+  for (const DecodeOptions& mode : Modes()) {
+    if (mode.return_alternatives) continue;
+    DecodeOptions decode = mode;
+    decode.max_length = 12;
+    CAPTURE(decode.beam_size);
+    const auto alone = Translate(*one, sources, 1, decode);
+    const auto batched = Translate(*many, sources, 9, decode);
+    REQUIRE(alone.size() == batched.size());
+    for (size_t i = 0; i < alone.size(); ++i) {
+      CAPTURE(i);
+      CHECK(alone[i].ids == batched[i].ids);
       CHECK(alone[i].score == doctest::Approx(batched[i].score).epsilon(1e-5));
     }
   }

@@ -295,7 +295,9 @@ TEST_CASE("a batch whose shortlisted rows outgrow the room to gather them transl
     for (size_t i = 0; i < alone.size(); ++i) {
       CAPTURE(i);
       CHECK(alone[i].ids == batched[i].ids);
-      CHECK(alone[i].score == doctest::Approx(batched[i].score).epsilon(1e-5));
+      // As in the test above, ARM's one-row and multi-row kernels round the
+      // layers differently, here over sums of 512 (5e-5 apart under qemu's arm64).
+      CHECK(alone[i].score == doctest::Approx(batched[i].score).epsilon(2e-4));
     }
   }
 }

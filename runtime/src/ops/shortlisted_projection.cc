@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "arena.h"
 #include "ops/dequantize.h"
 #include "ops/prefetch_rows.h"
 #include "ops/quantization_params.h"
@@ -224,8 +225,9 @@ Status ShortlistedProjection::QuantizeInput(const float* in, size_t rows, bool v
 
 namespace {
 
-// Gathered rows' parts start on whole cache lines.
-constexpr size_t kGatherAlignment = 64;
+// Gathered rows' parts start on whole cache lines: the room comes from the
+// arena, aligned as its buffers are, and each part is a multiple of that.
+constexpr size_t kGatherAlignment = ArenaLayout::kAlignment;
 
 size_t RoundUpToLines(size_t bytes) { return (bytes + kGatherAlignment - 1) / kGatherAlignment * kGatherAlignment; }
 

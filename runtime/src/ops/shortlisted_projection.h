@@ -11,10 +11,10 @@
 // they fit (Gather): every step then reads them in order, as the hardware
 // prefetchers expect, instead of waiting on rows scattered through the
 // weight, each on its own page (at the OPUS-MT shape with int4 the loop and
-// the gathering took half the loop's time before). Rows that share a list (a sentence's beams) are
-// computed together, each weight row read once for all of them; where the
-// rows stay scattered, those a few ids ahead are prefetched; a pool splits a
-// list's columns between its threads.
+// the gathering took half the loop's time before). Rows that share a list
+// (a sentence's beams) are computed together, each weight row read once for
+// all of them; where the rows stay scattered, those a few ids ahead are
+// prefetched; a pool splits a list's columns between its threads.
 #pragma once
 
 #include <pthreadpool.h>

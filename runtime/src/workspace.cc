@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "ops/quantization_params.h"
+#include "ops/sequence_attention.h"
 
 namespace edgemt {
 namespace {
@@ -19,7 +20,11 @@ void PlanStack(size_t rows, size_t d, size_t d_ff, size_t heads, size_t longest_
   layout->Add(&buffers->projected, rows * d);
   layout->Add(&buffers->hidden, rows * d_ff);
   const size_t line = ArenaLayout::kAlignment / sizeof(float);
-  buffers->scores_stride = (heads * longest_keys + line - 1) / line * line;
+  // One query's scores of all heads (AttendOneQuery); the encoder may
+  // attend a head at a time instead (AttendSequenceHead).
+  size_t scores = heads * longest_keys;
+  if (!cross_attention) scores = std::max(scores, SequenceAttentionScratch(d / heads, longest_keys));
+  buffers->scores_stride = (scores + line - 1) / line * line;
   layout->Add(&buffers->scores, threads * buffers->scores_stride);
   if (cross_attention) layout->Add(&buffers->mean_weights, threads * buffers->scores_stride);
   if (int8) {

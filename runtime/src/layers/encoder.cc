@@ -6,6 +6,7 @@
 #include "ops/attention.h"
 #include "ops/embedding.h"
 #include "ops/layer_norm.h"
+#include "ops/sequence_attention.h"
 #include "profiler.h"
 #include "thread_pool.h"
 
@@ -27,6 +28,34 @@ Status Encoder::Configure(const ModelWeights& weights, LinearOpList* to_pack) {
   for (size_t i = first; i < to_pack->size(); ++i) linears_.push_back((*to_pack)[i]);
   return Status::Ok();
 }
+
+namespace {
+
+// Self-attention of `count` sentences of `length` positions each, read from
+// the fused projection b.qkv into b.context. Both forms give the same bits;
+// each is the faster one at its lengths.
+void AttendSentences(const AttentionShape& shape, const StackBuffers& b, const uint8_t* key_mask, size_t count,
+                     size_t length, bool parallel, pthreadpool_t pool) {
+  const size_t heads = shape.num_heads, d = heads * shape.d_head;
+  if (length >= kSequenceAttentionFrom) {
+    auto attend = [&](size_t thread, size_t task) {  // head h of sentence s
+      const size_t s = task / heads, h = task % heads;
+      AttendSequenceHead(shape, h, b.qkv + s * length * 3 * d, d, 2 * d, length, key_mask + s * length,
+                         b.scores + thread * b.scores_stride, b.context + s * length * d, d);
+    };
+    ParallelFor(pool, parallel, count * heads, attend);
+    return;
+  }
+  auto attend = [&](size_t thread, size_t row) {  // query i of sentence s
+    const size_t s = row / length, i = row % length;
+    const float* sentence = b.qkv + s * length * 3 * d;
+    const KeyValueRows kv{sentence + d, sentence + 2 * d, length, key_mask + s * length};
+    AttendOneQuery(shape, sentence + i * 3 * d, kv, b.scores + thread * b.scores_stride, b.context + row * d);
+  };
+  ParallelFor(pool, parallel, count * length, attend);
+}
+
+}  // namespace
 
 Status Encoder::Run(const TokenIds* sources, size_t count, size_t length, Workspace& workspace,
                     const RunContext& context) const {
@@ -70,13 +99,7 @@ Status Encoder::Run(const TokenIds* sources, size_t count, size_t length, Worksp
         layer.self_attention.query_key_value.Run(in, rows, b.qkv, scratch, context.pool, context.profile));
     {
       ScopedTimer timer(context.profile, TimeCategory::kAttention);
-      auto attend = [&](size_t thread, size_t row) {  // query i of sentence s
-        const size_t s = row / length, i = row % length;
-        const float* sentence = b.qkv + s * length * 3 * d;
-        const KeyValueRows kv{sentence + d, sentence + 2 * d, length, workspace.key_mask + s * length};
-        AttendOneQuery(shape, sentence + i * 3 * d, kv, b.scores + thread * b.scores_stride, b.context + row * d);
-      };
-      ParallelFor(context.pool, parallel, rows, attend);
+      AttendSentences(shape, b, workspace.key_mask, count, length, parallel, context.pool);
     }
     EDGEMT_RETURN_IF_ERROR(layer.self_attention.output.Run(b.context, rows, b.projected, scratch, context.pool, context.profile));
     {

@@ -51,9 +51,10 @@ inline size_t Padded(size_t length) { return (length + kLanes - 1) / kLanes * kL
 // c % kDotLanes, and the partial sums are added as AddLanes adds them. Each
 // partial sum is finished before the next starts, so that few are live and
 // the queries can share each load of keys.
-template <size_t kRows>
-EDGEMT_INLINE void ScoreKeys(const float* q, size_t q_stride, const float* keys, size_t d_head, size_t padded,
+template <size_t kRows, size_t kHead>
+EDGEMT_INLINE void ScoreKeys(const float* q, size_t q_stride, const float* keys, size_t runtime_d_head, size_t padded,
                              size_t first, float scale, float* scores) {
+  const size_t d_head = kHead != 0 ? kHead : runtime_d_head;
   static_assert(kDotLanes == 16, "partial sums as AddLanes adds them");
   Lanes sum8[kRows][8];  // partial[l] + partial[l + 8]
   for (size_t l = 0; l < 8; ++l) {
@@ -76,6 +77,21 @@ EDGEMT_INLINE void ScoreKeys(const float* q, size_t q_stride, const float* keys,
     const Lanes dot = (s8[0] + s8[2]) + (s8[1] + s8[3]);
     const Lanes scaled = dot * scale;
     std::memcpy(scores + b * padded + first, &scaled, sizeof(scaled));
+  }
+}
+
+// Scores of `rows` queries (at most kQueryBlock), two at a time where they can share each load of keys.
+template <size_t kHead>
+EDGEMT_INLINE void ScoreQueries(const float* q, size_t q_stride, size_t rows, const float* keys, size_t d_head,
+                                size_t padded, float scale, float* scores) {
+  size_t b = 0;
+  for (; b + 2 <= rows; b += 2) {
+    for (size_t j = 0; j < padded; j += kLanes)
+      ScoreKeys<2, kHead>(q + b * q_stride, q_stride, keys, d_head, padded, j, scale, scores + b * padded);
+  }
+  for (; b < rows; ++b) {
+    for (size_t j = 0; j < padded; j += kLanes)
+      ScoreKeys<1, kHead>(q + b * q_stride, q_stride, keys, d_head, padded, j, scale, scores + b * padded);
   }
 }
 
@@ -183,14 +199,10 @@ void AttendSequenceHead(const AttentionShape& shape, size_t head, const float* q
   size_t i = 0;
   for (; i < length; i += kQueryBlock) {
     const size_t rows = length - i < kQueryBlock ? length - i : kQueryBlock;
-    size_t b = 0;
-    for (; b + 2 <= rows; b += 2) {  // two queries share each load of keys
-      for (size_t j = 0; j < padded; j += kLanes)
-        ScoreKeys<2>(q + (i + b) * shape.kv_stride, shape.kv_stride, keys, dh, padded, j, scale, scores + b * padded);
-    }
-    for (; b < rows; ++b) {
-      for (size_t j = 0; j < padded; j += kLanes)
-        ScoreKeys<1>(q + (i + b) * shape.kv_stride, shape.kv_stride, keys, dh, padded, j, scale, scores + b * padded);
+    if (dh == 64) {
+      ScoreQueries<64>(q + i * shape.kv_stride, shape.kv_stride, rows, keys, dh, padded, scale, scores);
+    } else {
+      ScoreQueries<0>(q + i * shape.kv_stride, shape.kv_stride, rows, keys, dh, padded, scale, scores);
     }
     if (rows == kQueryBlock) {
       AttendBlock<kQueryBlock>(shape, values, i, length, mask, scores, out, out_stride);

@@ -20,10 +20,11 @@ void PlanStack(size_t rows, size_t d, size_t d_ff, size_t heads, size_t longest_
   layout->Add(&buffers->projected, rows * d);
   layout->Add(&buffers->hidden, rows * d_ff);
   const size_t line = ArenaLayout::kAlignment / sizeof(float);
-  // One query's scores of all heads (AttendOneQuery); the encoder may
-  // attend a head at a time instead (AttendSequenceHead).
+  // One query's scores of all heads (AttendOneQuery); the encoder attends
+  // long sentences a head at a time instead (AttendSequenceHead).
   size_t scores = heads * longest_keys;
-  if (!cross_attention) scores = std::max(scores, SequenceAttentionScratch(d / heads, longest_keys));
+  if (!cross_attention && longest_keys >= kSequenceAttentionFrom)
+    scores = std::max(scores, SequenceAttentionScratch(d / heads, longest_keys));
   buffers->scores_stride = (scores + line - 1) / line * line;
   layout->Add(&buffers->scores, threads * buffers->scores_stride);
   if (cross_attention) layout->Add(&buffers->mean_weights, threads * buffers->scores_stride);

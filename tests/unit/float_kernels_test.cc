@@ -163,3 +163,35 @@ TEST_CASE("AttendOneQuery over listed rows equals it over the same rows laid out
   edgemt::AttendOneQuery({heads, dh, stride}, q.data(), {k.data(), v.data(), keys}, scores.data(), in_order.data());
   CHECK(listed != in_order);
 }
+
+TEST_CASE("AttendOneQuery over a group of heads gives those heads' bits of all of them") {
+  // The decoder splits a row's heads between threads when rows are few and
+  // keys many: each group must come out as the heads did in one call.
+  Lcg lcg(44);
+  const size_t heads = 8;
+  for (size_t dh : {size_t{64}, size_t{20}}) {
+    for (size_t keys : {size_t{1}, size_t{5}, size_t{13}, size_t{70}, size_t{203}}) {
+      CAPTURE(dh);
+      CAPTURE(keys);
+      const size_t d = heads * dh, stride = 2 * d + 8;  // keys and values fused in a row, as the cross-attention's
+      std::vector<float> kv = RandomVector(lcg, keys * stride, -1.5f, 1.5f);
+      std::vector<uint8_t> mask(keys, 1);
+      mask[keys / 3] = 0;
+      const std::vector<float> q = RandomVector(lcg, d, -2.0f, 2.0f);
+      std::vector<float> scores(heads * keys), all(d), grouped(d);
+      edgemt::AttendOneQuery({heads, dh, stride}, q.data(), {kv.data(), kv.data() + d, keys, mask.data()},
+                             scores.data(), all.data());
+      for (size_t groups : {size_t{2}, size_t{4}}) {
+        const size_t width = d / groups;
+        std::fill(grouped.begin(), grouped.end(), 0.0f);
+        for (size_t g = 0; g < groups; ++g) {
+          const size_t at = g * width;
+          edgemt::AttendOneQuery({heads / groups, dh, stride}, q.data() + at,
+                                 {kv.data() + at, kv.data() + d + at, keys, mask.data()}, scores.data(),
+                                 grouped.data() + at);
+        }
+        CHECK(grouped == all);
+      }
+    }
+  }
+}

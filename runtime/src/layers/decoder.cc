@@ -149,26 +149,55 @@ void Decoder::EstimateUnlistedMass(const float* last, size_t count, Workspace& w
   }
 }
 
+namespace {
+
+// From this many keys on, a row's heads are split between threads (see
+// HeadGroups). Measured by hand at the opus shape, batch 1, 2 threads, a
+// split at any length against none (edgemt-bench, alternating): 10-30-id
+// sources with the shortlist (int4) 1% slower, 48-id sources 2% faster,
+// 400 ids 8% (tests/bench/ANALYSIS.md, "Long sources").
+constexpr size_t kSplitHeadsFrom = 48;
+
+// The groups of heads each row's attention is split into, each group a task
+// of its own: more than one only when the rows are fewer than the pool's
+// threads and the keys many enough (kSplitHeadsFrom) that a core's share of
+// reading them pays for the split. A head's result does not depend on the
+// others', so the split keeps every bit.
+size_t HeadGroups(pthreadpool_t pool, bool parallel, size_t rows, size_t keys, size_t heads) {
+  if (!parallel || pool == nullptr || keys < kSplitHeadsFrom) return 1;
+  const size_t threads = pthreadpool_get_threads_count(pool);
+  if (rows >= threads) return 1;
+  size_t groups = std::min(heads, (threads + rows - 1) / rows);  // a task for every thread
+  while (heads % groups != 0) --groups;
+  return groups;
+}
+
+}  // namespace
+
 void Decoder::AttendSelf(size_t l, const int32_t* slots, size_t count, size_t step, bool parallel,
                          Workspace& workspace, const RunContext& context) const {
   ScopedTimer timer(context.profile, TimeCategory::kAttention);
   const size_t d = static_cast<size_t>(weights_->config.d_model);
   const size_t heads = static_cast<size_t>(weights_->config.num_heads);
   const size_t stride = SelfCacheStride(d);
-  const AttentionShape shape{heads, d / heads, stride};  // the cache's rows
+  const size_t groups = HeadGroups(context.pool, parallel, count, step + 1, heads);
+  const size_t width = d / groups;  // a group's columns
+  const AttentionShape shape{heads / groups, d / heads, stride};  // the cache's rows
   const StackBuffers& b = workspace.decoder;
   float* cache_keys = workspace.self_keys[l];
   float* cache_values = workspace.self_values[l];
-  auto attend = [&](size_t thread, size_t s) {
+  auto attend = [&](size_t thread, size_t task) {  // head group g of row s
+    const size_t s = task / groups, at = task % groups * width;
     const float* qkv = b.qkv + s * 3 * d;
     const size_t first_row = static_cast<size_t>(slots[s]) * cache_length_;
-    std::memcpy(cache_keys + (first_row + step) * stride, qkv + d, d * sizeof(float));
-    std::memcpy(cache_values + (first_row + step) * stride, qkv + 2 * d, d * sizeof(float));
+    // A group stores, then reads, only its own columns of the cache.
+    std::memcpy(cache_keys + (first_row + step) * stride + at, qkv + d + at, width * sizeof(float));
+    std::memcpy(cache_values + (first_row + step) * stride + at, qkv + 2 * d + at, width * sizeof(float));
     // Causal by construction: the history lists positions 0..step only.
-    const KeyValueRows kv{cache_keys, cache_values, step + 1, nullptr, workspace.self_history + first_row};
-    AttendOneQuery(shape, qkv, kv, b.scores + thread * b.scores_stride, b.context + s * d);
+    const KeyValueRows kv{cache_keys + at, cache_values + at, step + 1, nullptr, workspace.self_history + first_row};
+    AttendOneQuery(shape, qkv + at, kv, b.scores + thread * b.scores_stride, b.context + s * d + at);
   };
-  ParallelFor(context.pool, parallel, count, attend);
+  ParallelFor(context.pool, parallel, count * groups, attend);
 }
 
 namespace {
@@ -198,18 +227,23 @@ void Decoder::AttendCross(size_t l, const int32_t* slots, size_t count, size_t p
   const size_t d = static_cast<size_t>(weights_->config.d_model);
   const size_t heads = static_cast<size_t>(weights_->config.num_heads);
   const size_t stride = CrossKeyValueStride(d);
-  const AttentionShape shape{heads, d / heads, stride};  // the fused key/value rows
+  // Alignments average the weights over all heads: one task a row then.
+  const size_t groups = alignments != nullptr ? 1 : HeadGroups(context.pool, parallel, count, source_length, heads);
+  const size_t width = d / groups;  // a group's columns
+  const AttentionShape shape{heads / groups, d / heads, stride};  // the fused key/value rows
   const StackBuffers& b = workspace.decoder;
-  auto attend = [&](size_t thread, size_t s) {
+  auto attend = [&](size_t thread, size_t task) {  // head group g of row s
+    const size_t s = task / groups, at = task % groups * width;
     const size_t first = (static_cast<size_t>(slots[s]) / per_source) * source_length;
-    const float* kv = workspace.cross_kv[l] + first * stride;
+    const float* kv = workspace.cross_kv[l] + first * stride + at;
     float* mean = alignments != nullptr ? b.mean_weights + thread * b.scores_stride : nullptr;
     const KeyValueRows keys_values{kv, kv + d, source_length, workspace.key_mask + first};
-    AttendOneQuery(shape, b.q + s * d, keys_values, b.scores + thread * b.scores_stride, b.context + s * d, mean);
+    AttendOneQuery(shape, b.q + s * d + at, keys_values, b.scores + thread * b.scores_stride, b.context + s * d + at,
+                   mean);
     if (mean != nullptr)
       alignments[s] = AlignedPosition(mean, workspace.key_mask + first, source_length, weights_->config.source_bos);
   };
-  ParallelFor(context.pool, parallel, count, attend);
+  ParallelFor(context.pool, parallel, count * groups, attend);
 }
 
 void Decoder::CopyHistory(size_t from, size_t to, size_t positions, Workspace& workspace) const {

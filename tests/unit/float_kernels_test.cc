@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lcg.h"
+#include "reference_attention.h"
 #include "ops/attention.h"
 #include "ops/exp.h"
 #include "ops/layer_norm.h"
@@ -83,24 +84,9 @@ void CheckAttention(size_t heads, size_t dh, size_t keys) {
   edgemt::AttendOneQuery({heads, dh, stride}, q.data(), {k.data(), v.data(), keys, mask.data()}, scores.data(),
                          out.data());
   for (size_t h = 0; h < heads; ++h) {
-    std::vector<double> weight(keys, 0.0);
-    double maximum = -1e300, sum = 0.0;
-    for (size_t j = 0; j < keys; ++j) {
-      if (!mask[j]) continue;
-      double dot = 0.0;
-      for (size_t i = 0; i < dh; ++i) dot += static_cast<double>(q[h * dh + i]) * k[j * stride + h * dh + i];
-      weight[j] = dot / std::sqrt(static_cast<double>(dh));
-      maximum = std::max(maximum, weight[j]);
-    }
-    for (size_t j = 0; j < keys; ++j) {
-      weight[j] = mask[j] ? std::exp(weight[j] - maximum) : 0.0;
-      sum += weight[j];
-    }
-    for (size_t i = 0; i < dh; ++i) {
-      double expected = 0.0;
-      for (size_t j = 0; j < keys; ++j) expected += weight[j] / sum * v[j * stride + h * dh + i];
-      CHECK(std::fabs(out[h * dh + i] - expected) <= 1e-5);
-    }
+    const std::vector<double> expected = edgemt::testing::ReferenceAttention(
+        q.data() + h * dh, k.data() + h * dh, v.data() + h * dh, stride, keys, dh, mask.data());
+    for (size_t i = 0; i < dh; ++i) CHECK(std::fabs(out[h * dh + i] - expected[i]) <= 1e-5);
   }
   // No visible key: zeros.
   std::vector<uint8_t> none(keys, 0);

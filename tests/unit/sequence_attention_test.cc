@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "lcg.h"
+#include "reference_attention.h"
 #include "ops/attention.h"
 #include "ops/sequence_attention.h"
 
@@ -58,25 +59,10 @@ void CheckAgainstFormula(size_t heads, size_t dh, size_t length) {
   const std::vector<float> out = Attend(f, mask.data(), out_stride);
   for (size_t i = 0; i < length; ++i) {
     for (size_t h = 0; h < heads; ++h) {
-      std::vector<double> weight(length, 0.0);
-      double maximum = -1e300, sum = 0.0;
-      for (size_t j = 0; j < length; ++j) {
-        if (!mask[j]) continue;
-        double dot = 0.0;
-        for (size_t c = 0; c < dh; ++c)
-          dot += static_cast<double>(f.rows[i * f.stride + h * dh + c]) * f.rows[j * f.stride + d + h * dh + c];
-        weight[j] = dot / std::sqrt(static_cast<double>(dh));
-        maximum = std::max(maximum, weight[j]);
-      }
-      for (size_t j = 0; j < length; ++j) {
-        weight[j] = mask[j] ? std::exp(weight[j] - maximum) : 0.0;
-        sum += weight[j];
-      }
-      for (size_t c = 0; c < dh; ++c) {
-        double expected = 0.0;
-        for (size_t j = 0; j < length; ++j) expected += weight[j] / sum * f.rows[j * f.stride + 2 * d + h * dh + c];
-        CHECK(std::fabs(out[i * out_stride + h * dh + c] - expected) <= 2e-5);
-      }
+      const float* row = f.rows.data() + h * dh;
+      const std::vector<double> expected = edgemt::testing::ReferenceAttention(
+          row + i * f.stride, row + d, row + 2 * d, f.stride, length, dh, mask.data());
+      for (size_t c = 0; c < dh; ++c) CHECK(std::fabs(out[i * out_stride + h * dh + c] - expected[c]) <= 2e-5);
     }
     for (size_t c = d; c < out_stride; ++c) CHECK(out[i * out_stride + c] == 99.0f);  // past the heads: untouched
   }

@@ -172,6 +172,23 @@ size_t HeadGroups(pthreadpool_t pool, bool parallel, size_t rows, size_t keys, s
   return groups;
 }
 
+// The position of the largest weight among a source's real keys (mask 1),
+// its first (when it is <s>) and last (</s>) left out unless nothing else is.
+int32_t AlignedPosition(const float* weights, const uint8_t* mask, size_t length, bool first_is_bos) {
+  size_t end = length;
+  while (end > 0 && mask[end - 1] == 0) --end;  // padding comes last
+  size_t lo = first_is_bos ? 1 : 0, hi = end > 0 ? end - 1 : 0;
+  if (lo >= hi) {
+    lo = 0;
+    hi = end;
+  }
+  size_t best = lo;
+  for (size_t j = lo + 1; j < hi; ++j) {
+    if (weights[j] > weights[best]) best = j;
+  }
+  return static_cast<int32_t>(best);
+}
+
 }  // namespace
 
 void Decoder::AttendSelf(size_t l, const int32_t* slots, size_t count, size_t step, bool parallel,
@@ -199,27 +216,6 @@ void Decoder::AttendSelf(size_t l, const int32_t* slots, size_t count, size_t st
   };
   ParallelFor(context.pool, parallel, count * groups, attend);
 }
-
-namespace {
-
-// The position of the largest weight among a source's real keys (mask 1),
-// its first (when it is <s>) and last (</s>) left out unless nothing else is.
-int32_t AlignedPosition(const float* weights, const uint8_t* mask, size_t length, bool first_is_bos) {
-  size_t end = length;
-  while (end > 0 && mask[end - 1] == 0) --end;  // padding comes last
-  size_t lo = first_is_bos ? 1 : 0, hi = end > 0 ? end - 1 : 0;
-  if (lo >= hi) {
-    lo = 0;
-    hi = end;
-  }
-  size_t best = lo;
-  for (size_t j = lo + 1; j < hi; ++j) {
-    if (weights[j] > weights[best]) best = j;
-  }
-  return static_cast<int32_t>(best);
-}
-
-}  // namespace
 
 void Decoder::AttendCross(size_t l, const int32_t* slots, size_t count, size_t per_source, size_t source_length,
                           bool parallel, Workspace& workspace, const RunContext& context, int32_t* alignments) const {

@@ -7,6 +7,7 @@
 
 #include "ops/exp.h"
 #include "ops/vectorize.h"
+#include "ops/weighted_sum.h"
 
 namespace edgemt {
 namespace {
@@ -100,37 +101,6 @@ __attribute__((always_inline)) inline void Scores(const float* q, const float* k
   for (; j < num_keys; ++j) scores[j] = Dot(q, k + row_of(j) * stride, width) * scale;
 }
 
-// out[i..i + kColumns) = sum over j < rows, mask[j] != 0 (all when mask is
-// null), of weights[j] * values[row_of(j) * stride + i..] (a masked row may
-// hold anything). The sums stay in registers over all rows; kColumns /
-// kDotLanes of them are independent chains of adds.
-template <size_t kColumns, class RowOf>
-inline void WeightedColumns(const float* weights, const float* values, RowOf row_of, size_t stride, size_t rows,
-                            const uint8_t* mask, size_t i, float* out) {
-  float sums[kColumns] = {};
-  for (size_t j = 0; j < rows; ++j) {
-    if (mask != nullptr && mask[j] == 0) continue;
-    const float w = weights[j];
-    const float* row = values + row_of(j) * stride + i;
-    for (size_t l = 0; l < kColumns; ++l) sums[l] += w * row[l];
-  }
-  for (size_t l = 0; l < kColumns; ++l) out[i + l] = sums[l];
-}
-
-// out[0..n) = the weighted sum of the rows of values, a block of columns at
-// a time (a row at a time loaded and stored all n sums for every row: a
-// chain of store-to-load forwarding). Every column adds its rows in order.
-template <class RowOf>
-inline void WeightedSum(const float* weights, const float* values, RowOf row_of, size_t stride, size_t rows,
-                        const uint8_t* mask, size_t n, float* out) {
-  size_t i = 0;
-  for (; i + 4 * kDotLanes <= n; i += 4 * kDotLanes)
-    WeightedColumns<4 * kDotLanes>(weights, values, row_of, stride, rows, mask, i, out);
-  for (; i + kDotLanes <= n; i += kDotLanes)
-    WeightedColumns<kDotLanes>(weights, values, row_of, stride, rows, mask, i, out);
-  for (; i < n; ++i) WeightedColumns<1>(weights, values, row_of, stride, rows, mask, i, out);
-}
-
 template <class RowOf>
 __attribute__((always_inline)) inline void Attend(const AttentionShape& shape, const float* q, const KeyValueRows& kv,
                                                   RowOf row_of, float* scores, float* out, float* mean_weights) {
@@ -173,7 +143,7 @@ __attribute__((always_inline)) inline void Attend(const AttentionShape& shape, c
     if (mean_weights != nullptr) {
       for (size_t j = 0; j < num_keys; ++j) mean_weights[j] += head_scores[j] * per_head;
     }
-    WeightedSum(head_scores, kv.values + h * dh, row_of, shape.kv_stride, num_keys, key_mask, dh, oh);
+    WeightedSums<1>(head_scores, 0, kv.values + h * dh, row_of, shape.kv_stride, num_keys, key_mask, dh, oh, 0);
   }
 }
 

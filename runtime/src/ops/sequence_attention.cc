@@ -6,6 +6,7 @@
 
 #include "ops/exp.h"
 #include "ops/vectorize.h"
+#include "ops/weighted_sum.h"
 
 namespace edgemt {
 namespace {
@@ -13,34 +14,15 @@ namespace {
 constexpr size_t kLanes = 16;        // keys scored per vector
 constexpr size_t kQueryBlock = 4;    // queries that share each load of keys and values
 
-// GCC and Clang vector types, as locals only (a function taking or
-// returning one would change the ABI between instruction sets); a scalar in
-// an operation is broadcast.
-#if defined(__GNUC__)
+// GCC and Clang vector types (the runtime's kernels need one of the two), as
+// locals only: a function taking or returning one would change the ABI
+// between instruction sets. A scalar in an operation is broadcast.
 typedef float Lanes __attribute__((vector_size(kLanes * sizeof(float))));
-#else
-struct Lanes {
-  float v[kLanes];
-  Lanes& operator+=(const Lanes& o) {
-    for (size_t i = 0; i < kLanes; ++i) v[i] += o.v[i];
-    return *this;
-  }
-  friend Lanes operator*(float a, const Lanes& b) {
-    Lanes r;
-    for (size_t i = 0; i < kLanes; ++i) r.v[i] = a * b.v[i];
-    return r;
-  }
-};
-#endif
 
 // The kernels below are inlined into AttendSequenceHead, so that each of its
 // instruction-set versions (ops/vectorize.h) has its own; a kernel left out
 // of line would be compiled for the baseline only.
-#if defined(__GNUC__)
 #define EDGEMT_INLINE __attribute__((always_inline)) inline
-#else
-#define EDGEMT_INLINE inline
-#endif
 
 inline size_t Padded(size_t length) { return (length + kLanes - 1) / kLanes * kLanes; }
 
@@ -97,7 +79,7 @@ EDGEMT_INLINE void ScoreQueries(const float* q, size_t q_stride, size_t rows, co
 
 // Softmax of kRows queries' scores (rows `padded` apart) over the visible
 // keys (j < length and mask[j] != 0; the others get weight 0, and
-// WeightedColumns skips them), in AttendOneQuery's order of operations.
+// WeightedSums skips them), in AttendOneQuery's order of operations.
 // False when no key is visible (the weights are then not written).
 template <size_t kRows>
 EDGEMT_INLINE bool Softmax(float* scores, size_t length, size_t padded, const uint8_t* mask) {
@@ -133,34 +115,6 @@ EDGEMT_INLINE bool Softmax(float* scores, size_t length, size_t padded, const ui
   return true;
 }
 
-// out_b[i..i + kColumns) = sum over visible j of weights_b[j] * v_j[i..] for
-// kRows queries, each adding its keys in order.
-template <size_t kColumns, size_t kRows>
-EDGEMT_INLINE void WeightedColumns(const float* weights, size_t padded, const float* values, size_t stride, size_t length,
-                            const uint8_t* mask, size_t i, float* out, size_t out_stride) {
-  float sums[kRows][kColumns] = {};
-  for (size_t j = 0; j < length; ++j) {
-    if (mask != nullptr && mask[j] == 0) continue;
-    const float* row = values + j * stride + i;
-    for (size_t b = 0; b < kRows; ++b) {
-      const float w = weights[b * padded + j];
-      for (size_t l = 0; l < kColumns; ++l) sums[b][l] += w * row[l];
-    }
-  }
-  for (size_t b = 0; b < kRows; ++b) std::memcpy(out + b * out_stride + i, sums[b], sizeof(sums[b]));
-}
-
-template <size_t kRows>
-EDGEMT_INLINE void WeightedSums(const float* weights, size_t padded, const float* values, size_t stride, size_t length,
-                         const uint8_t* mask, size_t d_head, float* out, size_t out_stride) {
-  size_t i = 0;
-  for (; i + 4 * kLanes <= d_head; i += 4 * kLanes)
-    WeightedColumns<4 * kLanes, kRows>(weights, padded, values, stride, length, mask, i, out, out_stride);
-  for (; i + kLanes <= d_head; i += kLanes)
-    WeightedColumns<kLanes, kRows>(weights, padded, values, stride, length, mask, i, out, out_stride);
-  for (; i < d_head; ++i) WeightedColumns<1, kRows>(weights, padded, values, stride, length, mask, i, out, out_stride);
-}
-
 // Queries [first, first + kRows) of the head; their scores already written.
 template <size_t kRows>
 EDGEMT_INLINE void AttendBlock(const AttentionShape& shape, const float* values, size_t first, size_t length,
@@ -171,7 +125,8 @@ EDGEMT_INLINE void AttendBlock(const AttentionShape& shape, const float* values,
     for (size_t b = 0; b < kRows; ++b) std::memset(first_out + b * out_stride, 0, dh * sizeof(float));
     return;
   }
-  WeightedSums<kRows>(scores, padded, values, shape.kv_stride, length, mask, dh, first_out, out_stride);
+  auto consecutive = [](size_t j) { return j; };
+  WeightedSums<kRows>(scores, padded, values, consecutive, shape.kv_stride, length, mask, dh, first_out, out_stride);
 }
 
 }  // namespace

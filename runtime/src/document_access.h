@@ -18,7 +18,7 @@ struct DocumentAccess {
                                    const DecodeOptions& decode, std::vector<TextResult>* results) {
     return translator.TranslateTextsCached(sentences, count, decode, results, /*return_scores=*/false,
                                            /*target_prefixes=*/nullptr, translator.document_cache(),
-                                           /*document=*/true);
+                                           /*document=*/true, Sentences::kOnePerText);
   }
 };
 

@@ -15,8 +15,8 @@ struct DocumentPiece {
   bool sentence = false;  // else kept as it is
 };
 
-// Lines end at "\n" (a "\r" before it belongs to the line break); each
-// line's sentences come from SplitSentences(line, language).
+// The sentences are SplitTextSentences(document, language)'s: each line's,
+// and everything between them is kept.
 std::vector<DocumentPiece> LayOutDocument(std::string_view document, std::string_view language);
 
 }  // namespace edgemt

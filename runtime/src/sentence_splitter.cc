@@ -205,4 +205,19 @@ std::vector<TextSpan> SplitSentences(std::string_view text, std::string_view lan
   return sentences;
 }
 
+std::vector<TextSpan> SplitTextSentences(std::string_view text, std::string_view language) {
+  std::vector<TextSpan> sentences;
+  size_t line_start = 0;
+  while (line_start < text.size()) {
+    size_t line_end = text.find('\n', line_start);
+    if (line_end == std::string_view::npos) line_end = text.size();
+    size_t content_end = line_end;
+    if (content_end > line_start && text[content_end - 1] == '\r') --content_end;
+    for (const TextSpan& s : SplitSentences(text.substr(line_start, content_end - line_start), language))
+      sentences.push_back({line_start + s.begin, line_start + s.end});
+    line_start = line_end + 1;
+  }
+  return sentences;
+}
+
 }  // namespace edgemt

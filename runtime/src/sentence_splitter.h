@@ -1,5 +1,6 @@
-// Where the sentences of one line of text are: the document layer's
-// splitter (built-in rules; no dependency).
+// Where the sentences of a text are: the splitter the text layer (a
+// paragraph translated sentence by sentence) and the document layer share
+// (built-in rules; no dependency).
 //
 // A sentence ends after a run of terminators (. ! ? and their Unicode
 // forms: … ‼ ⁇ ⁈ ⁉ ؟ ।), with the closing quotes and brackets after it,
@@ -31,6 +32,11 @@ struct TextSpan {
 // abbreviations of no language, the rest alike). Invalid UTF-8 bytes count
 // as letters of no case.
 std::vector<TextSpan> SplitSentences(std::string_view text, std::string_view language);
+
+// The same for a text that may hold line breaks: a line break ends a
+// sentence. Lines end at "\n" (a "\r" before it belongs to the break);
+// the spans are of `text`, each line's SplitSentences in order.
+std::vector<TextSpan> SplitTextSentences(std::string_view text, std::string_view language);
 
 // Whether the code point is a space: the Unicode White_Space characters
 // (ASCII space and tab, no-break spaces, the U+2000 block, ideographic space...).

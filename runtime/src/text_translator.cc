@@ -7,47 +7,14 @@
 #include <utility>
 
 #include "decoding/decoding_job.h"
-#include "streaming_text.h"
 #include "long_text.h"
+#include "sentence_splitter.h"
+#include "text_parts.h"
 #include "text_translator_impl.h"
 #include "word_level.h"
 
 namespace edgemt {
 namespace {
-
-// A split source's result from its parts' (results[first..first + count),
-// whose source texts have part_words[first..] words): each hypothesis's
-// texts joined with a space, its ids and log-probabilities one after the
-// other, its score their sum, its word alignments moved to the joined
-// words (token-level alignments, positions in a part's ids, are left out);
-// the first failed part's status.
-void JoinParts(const std::vector<TextResult>& results, size_t first, size_t count,
-               const std::vector<size_t>& part_words, TextResult* out) {
-  out->hypotheses.clear();
-  size_t source_words = 0;
-  for (size_t p = first; p < first + count; ++p) {
-    const TextResult& part = results[p];
-    if (!part.status.ok()) {
-      out->status = part.status;
-      out->hypotheses.clear();
-      return;
-    }
-    if (out->hypotheses.empty()) out->hypotheses.resize(part.hypotheses.size());
-    for (size_t k = 0; k < part.hypotheses.size() && k < out->hypotheses.size(); ++k) {
-      TextHypothesis& h = out->hypotheses[k];
-      const TextHypothesis& piece = part.hypotheses[k];
-      const int32_t target_words = static_cast<int32_t>(WordSpans(h.text).size());
-      for (const auto& link : piece.word_alignments)
-        h.word_alignments.emplace_back(link.first + static_cast<int32_t>(source_words), link.second + target_words);
-      if (!piece.text.empty()) h.text += (h.text.empty() ? "" : " ") + piece.text;
-      h.ids.insert(h.ids.end(), piece.ids.begin(), piece.ids.end());
-      h.token_log_probs.insert(h.token_log_probs.end(), piece.token_log_probs.begin(), piece.token_log_probs.end());
-      h.score += piece.score;
-      h.ended_with_eos = piece.ended_with_eos;
-    }
-    source_words += part_words[p];
-  }
-}
 
 // A cache of `bytes` in *cache (none for 0); false when memory runs out.
 bool MakeCache(size_t bytes, std::unique_ptr<TranslationCache>* cache) {
@@ -249,48 +216,114 @@ Status CheckCall(const PlannedTranslator& translator, const DecodeOptions& decod
   return translator.CheckOptions(decode);
 }
 
+// Whether a call's results can be joined from its sources' sentences: one
+// hypothesis each, no prefixes and no alternatives (which are per sentence).
+bool Splittable(const DecodeOptions& decode, const std::string* target_prefixes) {
+  return target_prefixes == nullptr && decode.num_hypotheses == 1 && !decode.return_alternatives;
+}
+
+constexpr const char* kPerSentence = "n-best lists, alternatives and target prefixes are per sentence";
+
 }  // namespace
+
+void TextTranslator::Impl::WarnOfSentences(std::string_view text, const char* why, std::string* warning) const {
+  const size_t count = SplitTextSentences(text, model->source_language()).size();
+  if (count < 2) return;
+  if (!warning->empty()) warning->append("; ");
+  *warning += "the source holds " + std::to_string(count) + " sentences, translated as one (" + why + ")";
+}
+
+void TextTranslator::Impl::WarnOfSentences(const std::vector<int32_t>& ids, const char* why,
+                                           std::string* warning) const {
+  if (source_tokenizer == nullptr || ids.empty()) return;
+  const ModelConfig& config = model->config();
+  const size_t first = config.source_bos && ids.front() == config.bos_id ? 1 : 0;
+  size_t last = ids.size();
+  if (config.source_eos && last > first && ids[last - 1] == config.eos_id) --last;
+  std::string text;
+  if (last > first && source_tokenizer->Decode(ids.data() + first, last - first, &text).ok())
+    WarnOfSentences(text, why, warning);
+}
 
 Status TextTranslator::TranslateTexts(const std::string* texts, size_t count, const DecodeOptions& decode,
                                       std::vector<TextResult>* results, bool return_scores,
-                                      const std::string* target_prefixes) {
-  return TranslateTextsCached(texts, count, decode, results, return_scores, target_prefixes, impl_->cache.get());
+                                      const std::string* target_prefixes, Sentences sentences) {
+  return TranslateTextsCached(texts, count, decode, results, return_scores, target_prefixes, impl_->cache.get(),
+                              /*document=*/false, sentences);
 }
 
 Status TextTranslator::TranslateTextsCached(const std::string* texts, size_t count, const DecodeOptions& decode,
                                             std::vector<TextResult>* results, bool return_scores,
                                             const std::string* target_prefixes, TranslationCache* cache,
-                                            bool document) {
+                                            bool document, Sentences sentences) {
   std::lock_guard<std::mutex> lock(impl_->busy);
   results->assign(count, TextResult());
   Status status = CheckCall(*impl_->translator, decode);
   if (status.ok()) status = impl_->tokenizer_status();
   if (status.ok() && texts == nullptr && count > 0) status = Status(StatusCode::kInvalidArgument, "texts is null");
   if (!status.ok()) return FailAll(status, results);
-  const LongInput long_input = impl_->options.long_input;
+  if (sentences == Sentences::kOnePerText || !Splittable(decode, target_prefixes)) {
+    EDGEMT_RETURN_IF_ERROR(impl_->TranslateSentences(texts, count, decode, results, return_scores, target_prefixes,
+                                                     cache, document, nullptr));
+    for (size_t i = 0; i < count && sentences == Sentences::kSplit; ++i)
+      impl_->WarnOfSentences(texts[i], kPerSentence, &(*results)[i].warning);
+    return Status::Ok();
+  }
+  // Each text's sentences as sources of their own, all in one call.
+  std::vector<std::string> split;
+  std::vector<TextParts> parts(count);
+  for (size_t i = 0; i < count; ++i) SplitParagraph(texts[i], impl_->model->source_language(), &split, &parts[i]);
+  std::vector<TextResult> split_results;
+  std::vector<size_t> split_ids;
+  const Status call = impl_->TranslateSentences(split.data(), split.size(), decode, &split_results, return_scores,
+                                                nullptr, cache, document, &split_ids);
+  if (!call.ok()) return FailAll(call, results);
+  std::vector<size_t> split_words(split.size());
+  for (size_t k = 0; k < split.size(); ++k) split_words[k] = WordSpans(split[k]).size();
+  for (size_t i = 0; i < count; ++i) {
+    if (parts[i].count == 0)
+      (*results)[i] = std::move(split_results[parts[i].first]);
+    else
+      JoinParts(split_results, parts[i], split_words, &split_ids, &(*results)[i]);
+  }
+  return Status::Ok();
+}
+
+Status TextTranslator::Impl::TranslateSentences(const std::string* texts, size_t count, const DecodeOptions& decode,
+                                                std::vector<TextResult>* results, bool return_scores,
+                                                const std::string* target_prefixes, TranslationCache* cache,
+                                                bool document, std::vector<size_t>* source_lengths) {
+  results->assign(count, TextResult());
+  const LongInput long_input = options.long_input;
   const bool split = target_prefixes == nullptr &&
                      (long_input == LongInput::kSplit || (document && long_input != LongInput::kError));
-  const size_t limit = static_cast<size_t>(impl_->translator->options().max_source_length);
+  const size_t limit = static_cast<size_t>(translator->options().max_source_length);
   std::vector<std::vector<int32_t>> sources(count);
   std::vector<std::vector<int32_t>> prefixes(target_prefixes != nullptr ? count : 0);
-  std::vector<std::pair<size_t, size_t>> parts(count);  // a split source's parts: first index in sources, count
-  std::vector<size_t> part_words(count, 0);             // per source, the words of its text (a part's)
+  std::vector<TextParts> parts(count);          // a long source's parts among `sources`
+  std::vector<size_t> part_words(count, 0);     // per source, the words of its text (a part's)
+  if (source_lengths != nullptr) source_lengths->assign(count, 0);
   for (size_t i = 0; i < count; ++i) {
     TextResult& r = (*results)[i];
-    if (target_prefixes != nullptr) r.status = impl_->target_tokenizer->Encode(target_prefixes[i], &prefixes[i]);
+    if (target_prefixes != nullptr) r.status = target_tokenizer->Encode(target_prefixes[i], &prefixes[i]);
     if (IsBlank(texts[i]) || !r.status.ok()) continue;
-    r.status = impl_->IdsOfText(texts[i], &sources[i], &r.warning, /*limit=*/!split);
+    r.status = IdsOfText(texts[i], &sources[i], &r.warning, /*limit=*/!split);
     if (!split || !r.status.ok() || sources[i].size() <= limit) continue;
     parts[i].first = sources.size();
-    r.status = impl_->SplitLong(texts[i], sources[i].size(), &sources, &part_words, &r.warning);
-    parts[i].second = sources.size() - parts[i].first;
+    r.status = SplitLong(texts[i], sources[i].size(), &sources, &part_words, &r.warning);
+    parts[i].count = sources.size() - parts[i].first;
     sources[i].clear();  // translated as its parts
   }
+  if (source_lengths != nullptr) {
+    for (size_t i = 0; i < count; ++i) {
+      (*source_lengths)[i] = sources[i].size();
+      for (size_t p = parts[i].first; p < parts[i].first + parts[i].count; ++p) (*source_lengths)[i] += sources[p].size();
+    }
+  }
   results->resize(sources.size());
-  impl_->TranslatePrepared(sources, target_prefixes != nullptr ? &prefixes : nullptr, decode, return_scores, results,
-                           cache);
+  TranslatePrepared(sources, target_prefixes != nullptr ? &prefixes : nullptr, decode, return_scores, results, cache);
   for (size_t i = 0; i < count; ++i) {
-    if (parts[i].second > 0) JoinParts(*results, parts[i].first, parts[i].second, part_words, &(*results)[i]);
+    if (parts[i].count > 0) JoinParts(*results, parts[i], part_words, nullptr, &(*results)[i]);
   }
   results->resize(count);
   return Status::Ok();
@@ -310,51 +343,11 @@ Status TextTranslator::TranslateIds(const std::vector<int32_t>* sources, size_t 
   for (size_t i = 0; i < count; ++i) {
     TextResult& r = (*results)[i];
     r.status = impl_->CheckIds(&prepared[i], &r.warning);
+    if (r.status.ok()) impl_->WarnOfSentences(prepared[i], "ids are translated as they are given", &r.warning);
   }
   impl_->TranslatePrepared(prepared, target_prefixes != nullptr ? &prefixes : nullptr, decode, return_scores,
                            results, impl_->cache.get());
   return Status::Ok();
-}
-
-Status TextTranslator::TranslateStreaming(const std::string& text, const DecodeOptions& decode,
-                                          const PieceCallback& on_piece, TextResult* result) {
-  if (result == nullptr) return Status(StatusCode::kInvalidArgument, "result is null");
-  std::lock_guard<std::mutex> lock(impl_->busy);
-  *result = TextResult();
-  Status status = impl_->translator->CheckOptions(decode);
-  if (status.ok() && decode.beam_size != 1)
-    status = Status(StatusCode::kInvalidArgument, "streaming needs beam_size 1 (greedy or sampling)");
-  if (status.ok() && decode.num_hypotheses != 1)
-    status = Status(StatusCode::kInvalidArgument, "streaming gives one hypothesis (num_hypotheses 1)");
-  if (status.ok() && decode.on_token != nullptr)
-    status = Status(StatusCode::kInvalidArgument, "streaming sets on_token itself");
-  if (status.ok()) status = impl_->tokenizer_status();
-  if (status.ok() && !on_piece) status = Status(StatusCode::kInvalidArgument, "on_piece is empty");
-  if (!status.ok()) {
-    result->status = status;
-    return status;
-  }
-  std::vector<int32_t> source;
-  if (!IsBlank(text)) result->status = impl_->IdsOfText(text, &source, &result->warning);
-  if (!result->status.ok()) return result->status;
-  if (source.empty()) {
-    BlankResult(decode, result);
-    return Status::Ok();
-  }
-  // Each new id: the text of all ids so far, of which the settled part not yet sent goes out.
-  StreamingText stream([this](const int32_t* ids, size_t count, std::string* out) {
-    return impl_->TextOf(ids, count, out);
-  }, on_piece);
-  DecodeOptions streaming = decode;
-  streaming.on_token = [](void* user_data, size_t, int32_t id) { return static_cast<StreamingText*>(user_data)->Add(id); };
-  streaming.on_token_user_data = &stream;
-  const std::vector<int32_t>* one = &source;
-  TextResult* out = result;
-  status = impl_->TranslateBatch(&one, nullptr, 1, streaming, /*return_scores=*/false, &out);
-  if (!status.ok()) result->status = status;
-  if (!result->status.ok()) return result->status;
-  if (!stream.stopped()) result->status = stream.Finish(result->hypotheses[0].text);
-  return result->status;
 }
 
 const Model& TextTranslator::model() const { return *impl_->model; }

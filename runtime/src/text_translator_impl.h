@@ -182,6 +182,21 @@ struct TextTranslator::Impl {
                          const DecodeOptions& decode, bool return_scores, std::vector<TextResult>* results,
                          TranslationCache* cache);
 
+  // TranslateTexts' work on texts that are each one sentence, under the
+  // call's lock; source_lengths (null: not wanted) gets each text's
+  // source ids as translated (a long text's parts' added up).
+  Status TranslateSentences(const std::string* texts, size_t count, const DecodeOptions& decode,
+                            std::vector<TextResult>* results, bool return_scores, const std::string* target_prefixes,
+                            TranslationCache* cache, bool document, std::vector<size_t>* source_lengths);
+  // TranslateStreaming's work on one sentence, under the call's lock, its options checked.
+  Status StreamSentence(const std::string& text, const DecodeOptions& decode, const PieceCallback& on_piece,
+                        TextResult* result, size_t* source_length);
+
+  // Adds to `warning` that a text (or the text of source ids, with a
+  // tokenizer) holds several sentences, where a call takes it as one: `why`.
+  void WarnOfSentences(std::string_view text, const char* why, std::string* warning) const;
+  void WarnOfSentences(const std::vector<int32_t>& ids, const char* why, std::string* warning) const;
+
   // Scores the prepared pairs in batches of max_batch_size, in order (a
   // failed batch pair by pair). A blank source scores nothing: its
   // result is the target with no log-probabilities. (text_scoring.cc)

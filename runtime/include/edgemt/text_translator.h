@@ -29,6 +29,20 @@ namespace edgemt {
 
 class TranslationCache;
 
+// What a text is: a paragraph, translated sentence by sentence (the
+// default: models are trained on sentences, and a second sentence given as
+// part of one is often dropped), or one sentence, translated as it is.
+// Split, a text's sentences (SplitSentences' rules with the model's source
+// language; a line break ends one too) are translated as sources of their
+// own, batched and cached with the call's other sentences, and joined with
+// the text's own whitespace (line breaks as spaces); each hypothesis's ids,
+// log-probabilities, word confidences and alignments follow one another,
+// its score is their sum, its confidence that of all its log-probabilities.
+// Calls whose results are per sentence (target prefixes, num_hypotheses >
+// 1, alternatives; scoring; ids) translate a text as one sentence and say
+// in its warning when it holds more than one.
+enum class Sentences { kSplit, kOnePerText };
+
 // A source longer than max_source_length: its first max_source_length - 1
 // ids and </s> are translated (with a warning), or it fails, or (texts) it
 // is split at its best inner boundaries into parts that fit (after a
@@ -80,7 +94,7 @@ class TextTranslator {
   // empty text: no prefix). The hypotheses include it.
   Status TranslateTexts(const std::string* texts, size_t count, const DecodeOptions& decode,
                         std::vector<TextResult>* results, bool return_scores = false,
-                        const std::string* target_prefixes = nullptr);
+                        const std::string* target_prefixes = nullptr, Sentences sentences = Sentences::kSplit);
   // Source ids as Translator takes them (ending with </s>: nothing is
   // added); target prefixes as target ids (no <s> or </s>).
   Status TranslateIds(const std::vector<int32_t>* sources, size_t count, const DecodeOptions& decode,
@@ -102,8 +116,10 @@ class TextTranslator {
   // When on_piece returns false decoding stops there: the result holds the
   // ids so far and their text (ended_with_eos false), of which the pieces
   // sent are a prefix. on_piece must not throw.
+  // A paragraph (Sentences::kSplit) streams sentence after sentence, the
+  // whitespace between them as pieces of its own.
   Status TranslateStreaming(const std::string& text, const DecodeOptions& decode, const PieceCallback& on_piece,
-                            TextResult* result);
+                            TextResult* result, Sentences sentences = Sentences::kSplit);
 
   const Model& model() const;
   // The translator of the current memory plan (not serialized with the
@@ -127,7 +143,8 @@ class TextTranslator {
   // are split unless long_input is kError.
   Status TranslateTextsCached(const std::string* texts, size_t count, const DecodeOptions& decode,
                               std::vector<TextResult>* results, bool return_scores,
-                              const std::string* target_prefixes, TranslationCache* cache, bool document = false);
+                              const std::string* target_prefixes, TranslationCache* cache, bool document,
+                              Sentences sentences);
   TranslationCache* document_cache() const;  // null when there is none
   // The document and HTML layers' way in (runtime/src/document_access.h):
   // their sentences go through the document cache.

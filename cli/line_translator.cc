@@ -4,7 +4,6 @@
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
-#include <iostream>
 
 #include "edgemt/document.h"
 #include "edgemt/html.h"
@@ -52,7 +51,9 @@ void Warn(size_t line_number, const std::string& message) {
 
 // Reports a result's warning or failure; true when it has translations.
 bool Report(const TextResult& result, size_t line_number) {
-  if (!result.warning.empty()) Warn(line_number, result.warning + " (--long-input error refuses it)");
+  // A truncated source: say how to refuse it instead.
+  const bool truncated = result.warning.find("translating its first") != std::string::npos;
+  if (!result.warning.empty()) Warn(line_number, result.warning + (truncated ? " (--long-input error refuses it)" : ""));
   if (result.status.ok()) return true;
   Warn(line_number, result.status.message());
   return false;
@@ -116,6 +117,10 @@ Result<std::unique_ptr<LineTranslator>> LineTranslator::Create(const Options& op
   const Status& cache = self->translator_->translator()->packed_cache_status();
   if (!cache.ok()) std::fprintf(stderr, "edgemt-translate: warning: %s\n", cache.message().c_str());
   return self;
+}
+
+edgemt::Sentences LineTranslator::Sentences() const {
+  return options_.sentence_per_line ? edgemt::Sentences::kOnePerText : edgemt::Sentences::kSplit;
 }
 
 DecodeOptions LineTranslator::Decoding() const {
@@ -228,7 +233,7 @@ void LineTranslator::TranslateLines(const std::vector<std::string>& lines, size_
       if (!failed[i].ok()) texts[i].clear();
     }
     translator_->TranslateTexts(texts.data(), texts.size(), decode, &results, scores,
-                                prefixes.empty() ? nullptr : prefixes.data());
+                                prefixes.empty() ? nullptr : prefixes.data(), Sentences());
   }
   for (size_t i = 0; i < lines.size(); ++i) {
     if (!failed[i].ok()) results[i] = TextResult{failed[i], std::string(), {}};
@@ -270,28 +275,26 @@ void LineTranslator::ScoreLines(const std::vector<std::string>& lines, size_t fi
   }
 }
 
-void LineTranslator::StreamLine(const std::string& line, size_t line_number) {
+void LineTranslator::StreamLine(const std::string& line, size_t line_number, Output& out) {
   TextResult result;
-  translator_->TranslateStreaming(line, Decoding(), [](std::string_view piece) {
-    std::fwrite(piece.data(), 1, piece.size(), stdout);
-    std::fflush(stdout);  // a terminal or a pipe sees each piece as it comes
-    return true;
-  }, &result);
+  // A terminal or a pipe sees each piece as it comes.
+  translator_->TranslateStreaming(line, Decoding(), [&out](std::string_view piece) {
+    return out.Write(piece) && out.Flush();
+  }, &result, Sentences());
+  if (out.failed()) return;
   Report(result, line_number);
-  std::fputc('\n', stdout);
-  std::fflush(stdout);
+  out.Write("\n") && out.Flush();
 }
 
-void LineTranslator::StreamDocument(const std::string& document, size_t first_line) {
+void LineTranslator::StreamDocument(const std::string& document, size_t first_line, Output& out) {
   DocumentResult result;
-  const Status status = edgemt::TranslateDocumentStreaming(*translator_, document, Decoding(), [](std::string_view piece) {
-    std::cout.write(piece.data(), static_cast<std::streamsize>(piece.size()));
-    std::cout.flush();
-    return true;
+  const Status status = edgemt::TranslateDocumentStreaming(*translator_, document, Decoding(), [&out](std::string_view piece) {
+    return out.Write(piece) && out.Flush();
   }, &result);
+  if (out.failed()) return;
   if (!status.ok()) {
     Warn(first_line, "the document starting here is not translated: " + status.message());
-    std::cout << document;  // nothing is lost: the source stands in
+    out.Write(document);  // nothing is lost: the source stands in
   } else if (result.failed > 0) {
     Warn(first_line, "in the document starting here, " + std::to_string(result.failed) + " of " +
                          std::to_string(result.sentences) + " sentences are not translated (their source stands " +

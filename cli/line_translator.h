@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/options.h"
+#include "cli/output.h"
 #include "edgemt/model.h"
 #include "edgemt/text_translator.h"
 
@@ -24,16 +25,17 @@ class LineTranslator {
   // N lines joined by '\n'. `first_line` numbers the lines in messages (1-based).
   void TranslateLines(const std::vector<std::string>& lines, size_t first_line, std::vector<std::string>* outputs);
 
-  // --stream: one line, written to stdout piece by piece as it is produced
-  // (the newline too); messages go to stderr as for TranslateLines.
-  void StreamLine(const std::string& line, size_t line_number);
+  // --stream: one line, written to `out` piece by piece as it is produced
+  // (the newline too); messages go to stderr as for TranslateLines. A
+  // failed write stops decoding (out.failed()).
+  void StreamLine(const std::string& line, size_t line_number, Output& out);
 
   // --document: a document's lines (with their line breaks) translated
   // sentence by sentence, with its own whitespace and lines; a sentence that
   // fails keeps its source text and gets a message. `first_line` as above.
   std::string TranslateDocument(const std::string& document, size_t first_line);
-  // The same, written to standard output sentence by sentence as they are translated.
-  void StreamDocument(const std::string& document, size_t first_line);
+  // The same, written to `out` sentence by sentence as they are translated.
+  void StreamDocument(const std::string& document, size_t first_line, Output& out);
 
   // --memory: the arena the work needed, and the one the limits would
   // (TextTranslatorOptions::plan_for_work), as one line for standard error.
@@ -42,6 +44,7 @@ class LineTranslator {
  private:
   LineTranslator() = default;
   DecodeOptions Decoding() const;
+  edgemt::Sentences Sentences() const;  // a line is a paragraph, unless --sentence-per-line
   // The output of input line `index` (0-based): one line, or --n-best lines.
   std::string Format(size_t index, const TextResult& result) const;
   // A hypothesis's text, or its ids with --output-ids.

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <poll.h>
@@ -9,6 +10,7 @@
 
 #include "cli/line_translator.h"
 #include "cli/options.h"
+#include "cli/output.h"
 #include "edgemt/version.h"
 
 namespace {
@@ -31,13 +33,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "edgemt-translate: %s\n%s", error.c_str(), edgemt::cli::Usage());
     return 2;
   }
-  if (options.show_help) {
-    std::fputs(edgemt::cli::Usage(), stdout);
-    return 0;
-  }
-  if (options.show_version) {
-    std::printf("edgemt-translate %s (model formats %s)\n", edgemt::Version(), edgemt::ModelFormats());
-    return 0;
+  edgemt::cli::Output out;
+  if (options.show_help || options.show_version) {
+    const std::string text = options.show_help ? std::string(edgemt::cli::Usage())
+                                               : std::string("edgemt-translate ") + edgemt::Version() +
+                                                     " (model formats " + edgemt::ModelFormats() + ")\n";
+    if (out.Write(text) && out.Close()) return 0;
+    std::fprintf(stderr, "edgemt-translate: %s\n", out.Error().c_str());
+    return 1;
   }
   // A person typing gets each line's translation as soon as it is typed.
   const bool interactive = isatty(STDIN_FILENO) != 0;
@@ -48,17 +51,22 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "edgemt-translate: %s\n", translator.status().ToString().c_str());
     return 1;
   }
-  const auto finish = [&options, &translator]() {
+  // Every run ends here: the memory report, then standard output closed and checked.
+  const auto finish = [&options, &translator, &out]() {
     if (options.report_memory)
       std::fprintf(stderr, "edgemt-translate: %s\n", translator.value()->MemoryReport().c_str());
+    if (!out.Close()) {
+      std::fprintf(stderr, "edgemt-translate: %s\n", out.Error().c_str());
+      return 1;
+    }
     return 0;
   };
   if (options.stream && !options.document) {
     // Line at a time: each line's pieces go out as the decoder produces them.
     size_t line_number = 1;
-    for (std::string line; std::getline(std::cin, line); ++line_number) {
+    for (std::string line; !out.failed() && std::getline(std::cin, line); ++line_number) {
       if (!line.empty() && line.back() == '\r') line.pop_back();
-      translator.value()->StreamLine(line, line_number);
+      translator.value()->StreamLine(line, line_number, out);
     }
     return finish();
   }
@@ -70,7 +78,7 @@ int main(int argc, char** argv) {
     size_t line_number = 1;
     std::string document, line;
     bool more = true;
-    while (more) {
+    while (more && !out.failed()) {
       document.clear();
       const size_t first = line_number;
       bool blank = false;
@@ -82,11 +90,11 @@ int main(int argc, char** argv) {
         if (interactive && !InputWaiting()) break;
       }
       if (!document.empty() && options.stream)
-        translator.value()->StreamDocument(document, first);
+        translator.value()->StreamDocument(document, first, out);
       else if (!document.empty())
-        std::cout << translator.value()->TranslateDocument(document, first);
-      if (blank) std::cout << line << '\n';
-      std::cout.flush();
+        out.Write(translator.value()->TranslateDocument(document, first));
+      if (blank) out.Write(line) && out.Write("\n");
+      out.Flush();
     }
     return finish();
   }
@@ -98,7 +106,7 @@ int main(int argc, char** argv) {
   size_t line_number = 1;
   std::string line;
   bool more = true;
-  while (more) {
+  while (more && !out.failed()) {
     lines.clear();
     while (lines.size() < window && (lines.empty() || InputWaiting()) &&
            (more = static_cast<bool>(std::getline(std::cin, line)))) {
@@ -108,11 +116,8 @@ int main(int argc, char** argv) {
     }
     if (lines.empty()) break;
     translator.value()->TranslateLines(lines, line_number, &outputs);
-    for (const std::string& output : outputs) {
-      std::cout.write(output.data(), static_cast<std::streamsize>(output.size()));
-      std::cout.put('\n');
-    }
-    std::cout.flush();  // a window at a time, so that a pipe sees results as they come
+    for (const std::string& output : outputs) out.Write(output) && out.Write("\n");
+    out.Flush();  // a window at a time, so that a pipe sees results as they come
     line_number += lines.size();
   }
   return finish();

@@ -30,6 +30,9 @@ bool ParseCount(const char* text, int min, int max, int* out) {
 const char* Usage() {
   return "usage: edgemt-translate --model FILE [options] < input > output\n"
          "Translates standard input line by line: exactly one output line per input line.\n"
+         "Each line is a paragraph: its sentences are translated and joined with the line's\n"
+         "own whitespace (--n-best, --alternatives, --target-prefix, --score and --input-ids\n"
+         "take each line as one sentence, with a warning for a line that holds more).\n"
          "  --model FILE            model file written by edgemt-convert\n"
          "  --threads N             threads for large matrix products (default: all cores)\n"
          "  --batch-size N          sentences translated together (default 16; 1 when standard\n"
@@ -96,6 +99,7 @@ const char* Usage() {
          "  --stream                write each translation piece by piece as it is produced\n"
          "                          (greedy or sampling, text in and out; one line at a time);\n"
          "                          with --document, each document sentence by sentence\n"
+         "  --sentence-per-line     each line is one sentence: translated as it is, not split\n"
          "  --input-ids             input lines are space-separated source ids, </s> included\n"
          "  --output-ids            write output ids (without <s> and </s>) instead of text\n"
          "  --version               EdgeMT's version and the model formats it reads\n"
@@ -222,6 +226,8 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
       options->document = true;
     } else if (arg == "--html") {
       options->document = options->html = true;
+    } else if (arg == "--sentence-per-line") {
+      options->sentence_per_line = true;
     } else if (arg == "--input-ids") {
       options->input_ids = true;
     } else if (arg == "--output-ids") {
@@ -262,6 +268,10 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
                             !options->score_path.empty() || options->alignments || options->confidence)) {
     *error = "--document is for text in and text out, without --n-best, --scores, --target-prefix, "
              "--score, --alignments or --confidence";
+    return false;
+  }
+  if (options->document && options->sentence_per_line) {
+    *error = "--sentence-per-line is for line mode: --document splits every line into sentences";
     return false;
   }
   if (options->alternatives && options->alignments) {

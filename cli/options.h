@@ -35,6 +35,7 @@ struct Options {
   bool input_ids = false;
   bool output_ids = false;
   bool stream = false;        // pieces as they come, one line at a time
+  bool sentence_per_line = false;  // each line is one sentence: not split (else a line is a paragraph)
   bool document = false;      // input is documents (a blank line between two), split into sentences
   bool html = false;          // and they are HTML (implies document)
   std::string target_prefix_path;  // per input line, the start of its translation (empty line: none)

@@ -75,6 +75,9 @@ def _decode_options(options, defaults=None):
 
 
 def _texts(texts, what="texts"):
+    if isinstance(texts, str):
+        # Iterated, a str would be its characters, each translated alone.
+        raise TypeError("%s is a str: give a list of texts" % what)
     texts = list(texts)
     for i, text in enumerate(texts):
         if not isinstance(text, str):
@@ -160,22 +163,39 @@ class Translator(_Translator):
         defaults = self._model._decode_defaults(self.max_beam_size, greedy_only)
         return _decode_options(options, defaults)
 
-    def translate(self, texts, target_prefix=None, **options):
+    def translate(self, texts, target_prefix=None, split_sentences=True, **options):
         """Translates a list of texts; returns the best translation of each (list[str]).
+        A single str is one text: its translation (str) is returned.
 
-        A blank text gives "". A source that fails (e.g. too long with
-        long_input="error") raises, naming it ("source 3: ...")."""
-        return [result.hypotheses[0] for result in self.translate_batch(texts, target_prefix=target_prefix, **options)]
+        Each text is a paragraph: its sentences are translated and joined with
+        its own whitespace (line breaks as spaces). split_sentences=False: each
+        text is one sentence, translated as it is. Target prefixes, n-best and
+        alternatives take each text as one sentence (with a warning in
+        translate_batch's result when it holds more). A blank text gives "". A
+        source that fails (e.g. too long with long_input="error") raises, naming
+        it ("source 3: ...")."""
+        if isinstance(texts, str):
+            prefix = None if target_prefix is None else [target_prefix]
+            return self.translate([texts], prefix, split_sentences, **options)[0]
+        return [result.hypotheses[0] for result in
+                self.translate_batch(texts, target_prefix=target_prefix, split_sentences=split_sentences, **options)]
 
-    def translate_batch(self, texts, return_scores=False, target_prefix=None, **options):
+    def translate_batch(self, texts, return_scores=False, target_prefix=None, split_sentences=True, **options):
         """Translates a list of texts; returns a TranslationResult per text: the
         num_hypotheses best hypotheses (texts, scores, ids, token log-probabilities,
-        ended_with_eos) and a warning. Beam search and n-best always have scores;
+        ended_with_eos) and a warning. A single str is one text: its
+        TranslationResult is returned. Beam search and n-best always have scores;
         greedy decoding computes them only with return_scores=True. target_prefix:
-        per text, the text its translation starts with (None or "": none)."""
+        per text, the text its translation starts with (None or "": none).
+        split_sentences as translate: a paragraph's hypotheses join its
+        sentences' (ids, log-probabilities, alignments one after the other,
+        scores added up)."""
+        if isinstance(texts, str):
+            prefix = None if target_prefix is None else [target_prefix]
+            return self.translate_batch([texts], return_scores, prefix, split_sentences, **options)[0]
         texts = _texts(texts)
         return self._translate_texts(texts, _prefixes(target_prefix, len(texts), ids=False),
-                                     self._decoding(options), bool(return_scores), 0)
+                                     self._decoding(options), bool(return_scores), 0, bool(split_sentences))
 
     def translate_document(self, text, html=False, **options):
         """Translates a document (any text: paragraphs, line breaks, blank lines,
@@ -227,14 +247,17 @@ class Translator(_Translator):
             raise ValueError("%d sources and %d targets" % (len(sources), len(targets)))
         return self._score_ids(sources, targets)
 
-    def translate_iterable(self, lines, batch_size=32, **options):
+    def translate_iterable(self, lines, batch_size=32, split_sentences=True, **options):
         """Yields the best translation of each line of an iterable (a text file, a
         generator), in order, one per line. Lines are read 16 x batch_size at a
         time, as the output is consumed, and each such window is sorted by length
         into batches (of at most the translator's max_batch_size), so that a batch
         holds sentences of similar lengths; memory stays bounded for input of any
         size. A line's ending ("\\n", "\\r\\n") is not part of its text. A line
-        that fails raises, naming it by its index from 0 ("source 12345: ...")."""
+        that fails raises, naming it by its index from 0 ("source 12345: ...").
+        Each line is a paragraph unless split_sentences=False (as translate)."""
+        if isinstance(lines, str):
+            raise TypeError("lines is a str: give an iterable of lines (a file, a list), or use translate(text)")
         if not isinstance(batch_size, int) or batch_size < 1:
             raise ValueError("batch_size must be an int of at least 1, not %r" % (batch_size,))
         decode = self._decoding(options)
@@ -244,26 +267,30 @@ class Translator(_Translator):
         for line in lines:
             texts.append(_line(line, first + len(texts)))
             if len(texts) == window:
-                yield from self._best(texts, decode, first)
+                yield from self._best(texts, decode, first, split_sentences)
                 first += len(texts)
                 texts = []
         if texts:
-            yield from self._best(texts, decode, first)
+            yield from self._best(texts, decode, first, split_sentences)
 
-    def _best(self, texts, decode, first_index):
-        return [result.hypotheses[0] for result in self._translate_texts(texts, [], decode, False, first_index)]
+    def _best(self, texts, decode, first_index, split_sentences):
+        return [result.hypotheses[0] for result in
+                self._translate_texts(texts, [], decode, False, first_index, bool(split_sentences))]
 
-    def translate_stream(self, text, **options):
+    def translate_stream(self, text, split_sentences=True, **options):
         """Returns a generator of the translation of one text, piece by piece as the
         decoder produces it (greedy or sampling; beam_size > 1 raises ValueError).
         Pieces are whole characters, and they add up to exactly what translate()
         gives. Decoding runs on a worker thread, without the GIL; closing the
         generator early (break, .close()) stops decoding at the next piece and waits
         for that thread, after which the translator is free again. While the stream
-        runs, this translator's other calls wait for it."""
+        runs, this translator's other calls wait for it. A paragraph streams
+        sentence after sentence (split_sentences as translate)."""
         if not isinstance(text, str):
             raise TypeError("text is %s, not str" % type(text).__name__)
-        return self._pieces(text, self._decoding(options, greedy_only=True))
+        split = bool(split_sentences)
+        return self._pieces(text, self._decoding(options, greedy_only=True),
+                            lambda text, decode: self._start_stream(text, decode, split))
 
     def translate_document_stream(self, text, **options):
         """Returns a generator of translate_document(text)'s output, sentence by
@@ -276,7 +303,7 @@ class Translator(_Translator):
         return self._pieces(text, self._decoding(options), self._start_document_stream)
 
     def _pieces(self, text, decode, start=None):
-        stream = (start or self._start_stream)(text, decode)
+        stream = start(text, decode)
         try:
             while True:
                 piece = stream.next()

@@ -1,6 +1,6 @@
 """EdgeMT: offline machine translation on CPUs (type stubs; help(edgemt) documents the API)."""
 import os
-from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union, overload
 
 __version__: str
 MODEL_FORMATS: str
@@ -76,16 +76,26 @@ class Translator:
     @property
     def max_batch_tokens(self) -> int: ...
     def cache_stats(self) -> Dict[str, Dict[str, int]]: ...
-    def translate(self, texts: Iterable[str], target_prefix: Optional[Sequence[Optional[str]]] = None, *, beam_size: int = ..., length_penalty: float = 1.0,
+    @overload
+    def translate(self, texts: str, target_prefix: Optional[str] = None, split_sentences: bool = True,
+                  **options: object) -> str: ...
+    @overload
+    def translate(self, texts: Iterable[str], target_prefix: Optional[Sequence[Optional[str]]] = None,
+                  split_sentences: bool = True, *, beam_size: int = ..., length_penalty: float = 1.0,
                   num_hypotheses: int = 1, max_length: int = ..., min_length: int = 0, sampling_topk: int = 1,
                   sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
                   sampling_seed: int = 0,
                   return_alternatives: bool = False, min_alternative_expansion_prob: float = 0.0,
                   repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False,
                   return_alignments: bool = False, alignment_layer: int = -1) -> List[str]:
-        """The best translation of each text."""
+        """The best translation of each text (each a paragraph, unless split_sentences=False)."""
+    @overload
+    def translate_batch(self, texts: str, return_scores: bool = False, target_prefix: Optional[str] = None,
+                        split_sentences: bool = True, **options: object) -> TranslationResult: ...
+    @overload
     def translate_batch(self, texts: Iterable[str], return_scores: bool = False,
-                        target_prefix: Optional[Sequence[Optional[str]]] = None, *, beam_size: int = ...,
+                        target_prefix: Optional[Sequence[Optional[str]]] = None, split_sentences: bool = True,
+                        *, beam_size: int = ...,
                         length_penalty: float = 1.0, num_hypotheses: int = 1, max_length: int = ...,
                         min_length: int = 0, sampling_topk: int = 1, sampling_topp: float = 1.0,
                         sampling_temperature: float = 1.0, sampling_seed: int = 0,
@@ -112,7 +122,8 @@ class Translator:
                             repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False,
                             return_alignments: bool = False, alignment_layer: int = -1) -> List[TranslationResult]:
         """A TranslationResult per source of ids."""
-    def translate_iterable(self, lines: Iterable[str], batch_size: int = 32, *, beam_size: int = ...,
+    def translate_iterable(self, lines: Iterable[str], batch_size: int = 32, split_sentences: bool = True, *,
+                           beam_size: int = ...,
                            length_penalty: float = 1.0, num_hypotheses: int = 1, max_length: int = ...,
                            min_length: int = 0, sampling_topk: int = 1, sampling_topp: float = 1.0,
                            sampling_temperature: float = 1.0, sampling_seed: int = 0,
@@ -120,7 +131,8 @@ class Translator:
                            repetition_penalty: float = 1.0, no_repeat_ngram_size: int = 0, disable_unk: bool = False,
                            return_alignments: bool = False, alignment_layer: int = -1) -> Iterator[str]:
         """One translation per line, in order, reading 16 x batch_size lines at a time, sorted by length into batches (bounded memory)."""
-    def translate_stream(self, text: str, *, beam_size: int = ..., length_penalty: float = 1.0,
+    def translate_stream(self, text: str, split_sentences: bool = True, *, beam_size: int = ...,
+                         length_penalty: float = 1.0,
                          num_hypotheses: int = 1, max_length: int = ..., min_length: int = 0,
                          sampling_topk: int = 1, sampling_topp: float = 1.0, sampling_temperature: float = 1.0,
                          sampling_seed: int = 0,

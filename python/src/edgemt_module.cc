@@ -187,7 +187,7 @@ PYBIND11_MODULE(_edgemt, m) {
            py::arg("packed_cache_dir"), py::arg("max_batch_tokens"), py::arg("cache_mb"),
            py::arg("document_cache_mb"))
       .def("_translate_texts", &Translator::TranslateTexts, py::arg("texts"), py::arg("target_prefixes"),
-           py::arg("decode"), py::arg("return_scores"), py::arg("first_index"))
+           py::arg("decode"), py::arg("return_scores"), py::arg("first_index"), py::arg("split_sentences"))
       .def("_translate_ids", &Translator::TranslateIds, py::arg("sources"), py::arg("target_prefixes"),
            py::arg("decode"), py::arg("return_scores"), py::arg("first_index"))
       .def("_score_texts", &Translator::ScoreTexts, py::arg("sources"), py::arg("targets"))
@@ -195,7 +195,8 @@ PYBIND11_MODULE(_edgemt, m) {
       // The stream keeps its translator alive: its worker thread uses it.
       .def("_translate_document", &Translator::TranslateDocument, py::arg("text"), py::arg("decode"),
            py::arg("html"))
-      .def("_start_stream", &Translator::StartStream, py::arg("text"), py::arg("decode"), py::keep_alive<0, 1>())
+      .def("_start_stream", &Translator::StartStream, py::arg("text"), py::arg("decode"),
+           py::arg("split_sentences"), py::keep_alive<0, 1>())
       .def("_start_document_stream", &Translator::StartDocumentStream, py::arg("text"), py::arg("decode"),
            py::keep_alive<0, 1>())
       .def_property_readonly(

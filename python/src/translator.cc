@@ -58,6 +58,14 @@ Model::Model(const std::string& path) {
   if (!status.ok()) RaiseStatus(status);
 }
 
+namespace {
+
+edgemt::Sentences SentencesOf(bool split_sentences) {
+  return split_sentences ? edgemt::Sentences::kSplit : edgemt::Sentences::kOnePerText;
+}
+
+}  // namespace
+
 Translator::Translator(const Model& model, const edgemt::TextTranslatorOptions& options) {
   edgemt::Status status;
   {
@@ -72,13 +80,14 @@ Translator::Translator(const Model& model, const edgemt::TextTranslatorOptions& 
 std::vector<TranslationResult> Translator::TranslateTexts(const std::vector<std::string>& texts,
                                                           const std::vector<std::string>& target_prefixes,
                                                           const edgemt::DecodeOptions& decode, bool return_scores,
-                                                          size_t first_index) {
+                                                          size_t first_index, bool split_sentences) {
   std::vector<edgemt::TextResult> results;
   edgemt::Status status;
   {
     py::gil_scoped_release released;
     status = translator_->TranslateTexts(texts.data(), texts.size(), decode, &results, return_scores,
-                                         target_prefixes.empty() ? nullptr : target_prefixes.data());
+                                         target_prefixes.empty() ? nullptr : target_prefixes.data(),
+                                         SentencesOf(split_sentences));
   }
   return Collect(status, results, first_index);
 }
@@ -136,12 +145,13 @@ std::tuple<std::string, size_t, std::string> Translator::TranslateDocument(const
   return {std::move(result.text), result.failed, result.first_failure.message()};
 }
 
-std::unique_ptr<PieceStream> Translator::StartStream(std::string text, const edgemt::DecodeOptions& decode) {
+std::unique_ptr<PieceStream> Translator::StartStream(std::string text, const edgemt::DecodeOptions& decode,
+                                                     bool split_sentences) {
   return std::make_unique<PieceStream>(
-      [this, text = std::move(text), decode](const edgemt::PieceCallback& on_piece) {
+      [this, text = std::move(text), decode, split_sentences](const edgemt::PieceCallback& on_piece) {
         // On the worker: the translator is busy until the stream ends or stops.
         edgemt::TextResult result;  // its text is the pieces' concatenation, which the consumer has
-        return translator_->TranslateStreaming(text, decode, on_piece, &result);
+        return translator_->TranslateStreaming(text, decode, on_piece, &result, SentencesOf(split_sentences));
       });
 }
 

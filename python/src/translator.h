@@ -48,7 +48,7 @@ class Translator {
   std::vector<TranslationResult> TranslateTexts(const std::vector<std::string>& texts,
                                                 const std::vector<std::string>& target_prefixes,
                                                 const edgemt::DecodeOptions& decode, bool return_scores,
-                                                size_t first_index);
+                                                size_t first_index, bool split_sentences);
   // Sources without </s> (it is added here).
   std::vector<TranslationResult> TranslateIds(std::vector<std::vector<int32_t>> sources,
                                               const std::vector<std::vector<int32_t>>& target_prefixes,
@@ -65,7 +65,8 @@ class Translator {
                                                                  const edgemt::DecodeOptions& decode, bool html);
   // Starts translating text on a worker thread; its pieces come out of the
   // stream. The stream refers to this translator, which must outlive it.
-  std::unique_ptr<PieceStream> StartStream(std::string text, const edgemt::DecodeOptions& decode);
+  std::unique_ptr<PieceStream> StartStream(std::string text, const edgemt::DecodeOptions& decode,
+                                           bool split_sentences);
   // A document's translation sentence by sentence (TranslateDocumentStreaming).
   std::unique_ptr<PieceStream> StartDocumentStream(std::string text, const edgemt::DecodeOptions& decode);
 

@@ -162,6 +162,7 @@ void edgemt_decode_options_init(edgemt_decode_options* options) {
   options->return_alignments = 0;
   options->alignment_layer = defaults.alignment_layer;
   options->use_shortlist = defaults.use_shortlist ? 1 : 0;
+  options->split_sentences = 1;
 }
 
 void edgemt_decode_options_init_for_model(const edgemt_model* model, edgemt_decode_options* options) {

@@ -121,6 +121,10 @@ inline bool ReadDecodeOptions(const edgemt_decode_options* given, edgemt_decode_
   return false;
 }
 
+inline edgemt::Sentences SentencesOf(const edgemt_decode_options& o) {
+  return o.split_sentences != 0 ? edgemt::Sentences::kSplit : edgemt::Sentences::kOnePerText;
+}
+
 inline edgemt::DecodeOptions DecodeOf(const edgemt_decode_options& o) {
   edgemt::DecodeOptions d;
   d.beam_size = o.beam_size;

@@ -51,7 +51,8 @@ edgemt_status edgemt_translate_text(edgemt_translator* translator, const char* t
     const std::string source(text);
     const std::vector<std::string> prefixes = TextPrefixes(o, 1);
     const edgemt::Status status = translator->translator->TranslateTexts(
-        &source, 1, DecodeOf(o), &results, o.return_scores != 0, prefixes.empty() ? nullptr : prefixes.data());
+        &source, 1, DecodeOf(o), &results, o.return_scores != 0, prefixes.empty() ? nullptr : prefixes.data(),
+        SentencesOf(o));
     if (!status.ok()) return Report(status);
     if (!results[0].status.ok()) return Report(results[0].status);
     return CopyOut(results[0].hypotheses[0].text, output, capacity, length);
@@ -89,7 +90,8 @@ edgemt_status edgemt_translate_batch(edgemt_translator* translator, const char* 
     const std::vector<std::string> prefixes = TextPrefixes(o, count);
     const edgemt::Status status =
         translator->translator->TranslateTexts(sources.data(), count, DecodeOf(o), &handle->results,
-                                               o.return_scores != 0, prefixes.empty() ? nullptr : prefixes.data());
+                                               o.return_scores != 0, prefixes.empty() ? nullptr : prefixes.data(),
+                                               SentencesOf(o));
     if (!status.ok()) return Report(status);
     *results = handle.release();
     return EDGEMT_OK;
@@ -185,7 +187,8 @@ edgemt_status edgemt_translate_stream(edgemt_translator* translator, const char*
     edgemt::TextResult result;
     return Report(translator->translator->TranslateStreaming(
         text, DecodeOf(o),
-        [&](std::string_view piece) { return on_piece(piece.data(), piece.size(), user_data) != 0; }, &result));
+        [&](std::string_view piece) { return on_piece(piece.data(), piece.size(), user_data) != 0; }, &result,
+        SentencesOf(o)));
   });
 }
 

@@ -125,6 +125,34 @@ class PythonApi(unittest.TestCase):
         self.assertEqual(self.t.translate_document(page, html=True, **SPEAK),
                          '<ul><li>%s</li><li data-x="1">%s<!-- c --></li></ul><script>x<y</script>' % tuple(alone))
 
+    def test_paragraphs_and_single_strings(self):
+        alone = self.t.translate(["A man rides a bike.", "Two dogs run!"], **SPEAK)
+        paragraph = "\tA man rides a bike.  Two dogs run! "
+        expected = "\t%s  %s " % tuple(alone)
+        # A paragraph gives its sentences, as translate_document does; a str is one text.
+        self.assertEqual(self.t.translate([paragraph], **SPEAK), [expected])
+        self.assertEqual(self.t.translate(paragraph, **SPEAK), expected)
+        self.assertEqual(self.t.translate_document(paragraph, **SPEAK), expected)
+        one = self.t.translate_batch(paragraph, **SPEAK)
+        self.assertIsInstance(one, edgemt.TranslationResult)
+        self.assertEqual(one.hypotheses[0], expected)
+        self.assertEqual(list(self.t.translate_iterable([paragraph], **SPEAK)), [expected])
+        self.assertEqual("".join(self.t.translate_stream(paragraph, **SPEAK)), expected)
+        # split_sentences=False: one sentence, as given.
+        whole = self.t.translate(paragraph, split_sentences=False, **SPEAK)
+        self.assertNotEqual(whole, expected)
+        self.assertEqual(self.t.translate_batch([paragraph], split_sentences=False, **SPEAK)[0].hypotheses[0], whole)
+        self.assertEqual("".join(self.t.translate_stream(paragraph, split_sentences=False, **SPEAK)), whole)
+        # n-best takes the paragraph as one sentence, and says so.
+        listed = self.t.translate_batch(paragraph, beam_size=2, num_hypotheses=2)
+        self.assertEqual(len(listed.hypotheses), 2)
+        self.assertIn("holds 2 sentences, translated as one", listed.warning)
+        # Never a str as a sequence of characters.
+        for call in (lambda: list(self.t.translate_iterable("A dog runs.")),
+                     lambda: self.t.score_batch("A dog.", "Ein Hund.")):
+            with self.assertRaises(TypeError):
+                call()
+
     def test_translation_caches(self):
         # The document cache is on by default and gives exactly the same text again.
         t = edgemt.Translator(MODELS["text"])

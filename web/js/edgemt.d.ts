@@ -45,6 +45,8 @@ export interface DecodeOptions {
   /** Scores (token log-probabilities, confidence) for greedy decoding too. */
   returnScores?: boolean;
   returnAlignments?: boolean;
+  /** A text is a paragraph, translated sentence by sentence (default true); false: one sentence as it is. */
+  splitSentences?: boolean;
 }
 
 export interface Hypothesis {
@@ -103,7 +105,9 @@ export class Translator {
   /** Loads a model: the .edgemt file's bytes, a URL, or (Node.js) a path. */
   static load(model: ArrayBuffer | ArrayBufferView | URL | string, options?: TranslatorOptions): Promise<Translator>;
   readonly info: ModelInfo;
+  translate(texts: string, options?: DecodeOptions): string;
   translate(texts: string[], options?: DecodeOptions): string[];
+  translateBatch(texts: string, options?: DecodeOptions): TranslationResult;
   translateBatch(texts: string[], options?: DecodeOptions): TranslationResult[];
   /** onPiece gets the output as it grows; returning false stops the translation. */
   translateStreaming(text: string, onPiece: (piece: string) => boolean | void, options?: DecodeOptions): string;

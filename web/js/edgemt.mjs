@@ -120,17 +120,25 @@ export class Translator {
     return this.#session;
   }
 
-  /** The best translation of each text (string[]). */
+  /**
+   * The best translation of each text (string[]); of a single string, its
+   * translation (a string). Each text is a paragraph, its sentences
+   * translated and joined with its own whitespace, unless
+   * options.splitSentences is false.
+   */
   translate(texts, options = {}) {
+    if (typeof texts === 'string') return this.translate([texts], options)[0];
     return this.translateBatch(texts, options).map((result) => result.hypotheses[0]?.text ?? '');
   }
 
   /**
    * Per text, numHypotheses hypotheses best first ({text, score, ids, ...}),
-   * and a warning when the source was cut. A source that failed throws,
-   * naming it.
+   * and a warning when the source was cut (or, with numHypotheses > 1, holds
+   * more than one sentence); a single string gives its one result. A source
+   * that failed throws, naming it.
    */
   translateBatch(texts, options = {}) {
+    if (typeof texts === 'string') return this.translateBatch([texts], options)[0];
     const { results } = checked(this.#live().translate(textsOf(texts), options));
     results.forEach((result, i) => {
       if (result.error !== undefined) throw new EdgeMTError(`source ${i}: ${result.error}`);

@@ -99,6 +99,11 @@ val ResultOf(const edgemt::TextResult& result) {
   return out;
 }
 
+// A text is a paragraph unless options.splitSentences is false.
+edgemt::Sentences SentencesOf(const val& options) {
+  return Field(options, "splitSentences", true) ? edgemt::Sentences::kSplit : edgemt::Sentences::kOnePerText;
+}
+
 class Session {
  public:
   Session() = default;
@@ -169,7 +174,7 @@ class Session {
     const bool scores = Field(options, "returnScores", false);
     const edgemt::Status status =
         translator_->TranslateTexts(sources.data(), sources.size(), DecodeOptionsOf(*translator_, options), &results,
-                                    scores);
+                                    scores, nullptr, SentencesOf(options));
     if (!status.ok()) return Error(status.message());
     val out = val::object();
     val list = val::array();
@@ -185,7 +190,8 @@ class Session {
     edgemt::TextResult result;
     const edgemt::Status status = translator_->TranslateStreaming(
         text, DecodeOptionsOf(*translator_, options),
-        [&on_piece](std::string_view piece) { return on_piece(std::string(piece)).as<bool>(); }, &result);
+        [&on_piece](std::string_view piece) { return on_piece(std::string(piece)).as<bool>(); }, &result,
+        SentencesOf(options));
     if (!status.ok()) return Error(status.message());
     val out = val::object();
     out.set("result", ResultOf(result));
@@ -207,7 +213,8 @@ class Session {
     } else {
       status = edgemt::TranslateDocumentStreaming(
           *translator_, text, decode,
-          [&on_piece](std::string_view piece) { return on_piece(std::string(piece)).as<bool>(); }, &result);
+          [&on_piece](std::string_view piece) { return on_piece(std::string(piece)).as<bool>(); }, &result,
+        SentencesOf(options));
     }
     if (!status.ok()) return Error(status.message());
     val out = val::object();

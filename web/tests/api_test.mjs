@@ -42,6 +42,21 @@ test('the same source gives the same translation alone and in a batch', () => {
   assert.deepEqual(sources.map((s) => translator.translate([s])[0]), together);
 });
 
+test('a paragraph gives every sentence, as translateDocument; a string is one text', () => {
+  const paragraph = 'A dog runs through the snow. Two women are sitting on a bench.';
+  const alone = translator.translate(['A dog runs through the snow.', 'Two women are sitting on a bench.']);
+  const expected = `${alone[0]} ${alone[1]}`;
+  assert.deepEqual(translator.translate([paragraph]), [expected]);
+  assert.equal(translator.translate(paragraph), expected);
+  assert.equal(translator.translateDocument(paragraph).text, expected);
+  assert.equal(translator.translateBatch(paragraph).hypotheses[0].text, expected);
+  assert.equal(translator.translateStreaming(paragraph, () => true), expected);
+  const whole = translator.translate(paragraph, { splitSentences: false });
+  assert.notEqual(whole, expected);
+  const listed = translator.translateBatch(paragraph, { beamSize: 2, numHypotheses: 2 });
+  assert.match(listed.warning, /holds 2 sentences, translated as one/);
+});
+
 test('n-best: numHypotheses hypotheses, best first, with ids and scores', () => {
   const [result] = translator.translateBatch(['A dog runs.'], { beamSize: 4, numHypotheses: 3 });
   assert.equal(result.hypotheses.length, 3);

@@ -153,6 +153,13 @@ typedef struct edgemt_decode_options {
    * shortlist (docs/shortlist.md), choose among each sentence's shortlist
    * only; 0: the whole vocabulary. */
   int32_t use_shortlist;         /* 1 */
+  /* Added after the fields above. 1: a text is a paragraph, translated
+   * sentence by sentence and joined with its own whitespace (texts and
+   * streams; edgemt/text_translator.h, Sentences); 0: each text is one
+   * sentence, translated as it is. Calls whose results are per sentence
+   * (target prefixes, num_hypotheses > 1, alternatives) take a text as one
+   * sentence, with a warning when it holds more (edgemt_results_warning). */
+  int32_t split_sentences;       /* 1 */
 } edgemt_decode_options;
 
 EDGEMT_API void edgemt_decode_options_init(edgemt_decode_options* options);

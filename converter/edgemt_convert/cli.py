@@ -120,6 +120,12 @@ def main(argv=None):
     except ConversionError as e:
         print("%s: error: %s" % (PROG, e), file=sys.stderr)
         return 1
+    except OSError as e:
+        # A file that could not be read or written, wherever it was met: one
+        # line naming it (no traceback); write_atomic left no partial output.
+        where = e.filename if e.filename is not None else (opts.out or opts.checkpoint)
+        print("%s: error: %s: %s" % (PROG, where, e.strerror or e), file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("%s: interrupted; no output written" % PROG, file=sys.stderr)
         return 130

@@ -23,7 +23,17 @@ def check_writable(path):
 
 
 def write_atomic(path, data):
+    """Writes `data` to `path` whole or not at all; an OSError on the way (a
+    full disk, a quota, a folder made read-only meanwhile) is a
+    ConversionError naming the path, and leaves no file."""
     check_writable(path)
+    try:
+        _write_atomic(path, data)
+    except OSError as e:
+        raise ConversionError("%s: cannot write (%s)" % (path, e.strerror or e)) from None
+
+
+def _write_atomic(path, data):
     folder = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=folder)
     try:

@@ -154,6 +154,79 @@ class BadCheckpoints(unittest.TestCase):
         self.assertEqual(os.listdir(self.tmp("out")), [])
 
 
+def _unshare_available():
+    import shutil
+    return (shutil.which("unshare") is not None and
+            subprocess.run(["unshare", "-rm", "true"], capture_output=True).returncode == 0)
+
+
+class OutputErrors(unittest.TestCase):
+    """Every OSError while writing --out: one line naming the path and the
+    reason, exit 1, no traceback and no file left (the real executable)."""
+
+    def setUp(self):
+        self.tmp = TempDir(self)
+        self.ckpt = self.tmp("ckpt")
+        write_checkpoint(self.ckpt)
+        self.convert = [os.path.join(CONVERTER, "edgemt-convert"), self.ckpt, "--quiet", "--out"]
+
+    def check(self, r, out, reason):
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertEqual(r.stderr.count("\n"), 1, r.stderr)
+        self.assertTrue(r.stderr.startswith("edgemt-convert: error: %s: " % out), r.stderr)
+        self.assertIn(reason, r.stderr)
+
+    def in_tmpfs(self, mount_options):
+        """Converts into a tmpfs of its own (a mount namespace: unshare -rm); (result, output path, listing)."""
+        if not _unshare_available():
+            self.skipTest("unshare -rm (a mount namespace of this test's own) is not available here")
+        folder = self.tmp("mnt")
+        os.mkdir(folder)
+        out = os.path.join(folder, "m.edgemt")
+        script = 'mount -t tmpfs -o %s tmpfs "$1" && shift && "$@"; code=$?; ls -A "$0"; exit $code'
+        r = subprocess.run(["unshare", "-rm", "sh", "-c", script % mount_options, folder, folder] + self.convert +
+                           [out], capture_output=True, text=True)
+        listing, r.stdout = r.stdout, ""
+        return r, out, listing
+
+    def test_a_full_file_system(self):
+        r, out, listing = self.in_tmpfs("size=32k")
+        self.check(r, out, "No space left on device")
+        self.assertEqual(listing, "")  # no partial file, no temporary
+
+    def test_a_read_only_file_system(self):
+        r, out, listing = self.in_tmpfs("ro")
+        self.check(r, out, "not writable")
+        self.assertEqual(listing, "")
+
+    def test_a_file_size_limit(self):
+        import resource
+        out = self.tmp("m.edgemt")
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (16384, 16384))
+
+        r = subprocess.run(self.convert + [out], capture_output=True, text=True, preexec_fn=limit)
+        self.check(r, out, "File too large")
+        self.assertEqual(sorted(os.listdir(self.tmp.path)), ["ckpt"])
+
+    def test_a_directory_and_a_missing_folder(self):
+        for out, reason in ((self.ckpt, "is a directory"), (self.tmp("nowhere", "m.edgemt"), "does not exist")):
+            with self.subTest(out=out):
+                r = subprocess.run(self.convert + [out], capture_output=True, text=True)
+                self.check(r, out, reason)
+
+    def test_an_unreadable_input(self):
+        out = self.tmp("m.edgemt")
+        r = subprocess.run(self.convert[:1] + [self.tmp("no-such-checkpoint"), "--out", out], capture_output=True,
+                           text=True)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertNotIn("Traceback", r.stderr)
+        self.assertEqual(r.stderr.count("\n"), 1, r.stderr)
+        self.assertFalse(os.path.exists(out))
+
+
 class Interrupted(unittest.TestCase):
     def test_interrupt_while_writing_leaves_nothing(self):
         from edgemt_convert import outfile

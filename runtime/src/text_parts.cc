@@ -15,6 +15,18 @@ void AddWarning(const std::string& warning, std::string* warnings) {
   warnings->append(warning);
 }
 
+// The ">>xxx<<" token a text starts with (after spaces), or "".
+std::string_view LanguageToken(std::string_view text) {
+  const size_t begin = SkipSpaces(text, 0);
+  if (text.compare(begin, 2, ">>") != 0) return {};
+  const size_t end = text.find("<<", begin + 2);
+  if (end == std::string_view::npos || end == begin + 2 || end > begin + 32) return {};
+  for (size_t i = begin + 2; i < end; ++i) {
+    if (text[i] == ' ' || text[i] == '\t' || text[i] == '<' || text[i] == '>') return {};
+  }
+  return text.substr(begin, end + 2 - begin);
+}
+
 }  // namespace
 
 void SplitParagraph(const std::string& text, std::string_view language, std::vector<std::string>* sentences,
@@ -34,9 +46,13 @@ void SplitParagraph(const std::string& text, std::string_view language, std::vec
     }
     parts->glue.push_back(std::move(glue));
   };
+  const std::string_view token = LanguageToken(text);
+  if (!token.empty()) parts->carried = std::string(token) + " ";
   for (const TextSpan& span : spans) {
     glue_until(span.begin);
-    sentences->push_back(text.substr(span.begin, span.end - span.begin));
+    const std::string sentence = text.substr(span.begin, span.end - span.begin);
+    parts->words.push_back(WordSpans(sentence).size());
+    sentences->push_back(sentences->size() == parts->first ? sentence : parts->carried + sentence);
     kept_from = span.end;
   }
   glue_until(text.size());
@@ -62,8 +78,13 @@ void JoinParts(const std::vector<TextResult>& results, const TextParts& parts, c
       const TextHypothesis& piece = part.hypotheses[k];
       if (paragraph) h.text += parts.glue[p - parts.first];
       const int32_t target_words = static_cast<int32_t>(WordSpans(h.text).size());
-      for (const auto& link : piece.word_alignments)
-        h.word_alignments.emplace_back(link.first + static_cast<int32_t>(source_words), link.second + target_words);
+      // A carried language token is word 0 of a later sentence: its links are left out.
+      const int32_t carried = paragraph && !parts.carried.empty() && p > parts.first ? 1 : 0;
+      for (const auto& link : piece.word_alignments) {
+        if (link.first < carried) continue;
+        h.word_alignments.emplace_back(link.first - carried + static_cast<int32_t>(source_words),
+                                       link.second + target_words);
+      }
       if (paragraph)
         h.text += piece.text;
       else if (!piece.text.empty())

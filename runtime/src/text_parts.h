@@ -21,6 +21,12 @@ struct TextParts {
   // Empty for a long text's parts: their non-empty translations are
   // joined with a space.
   std::vector<std::string> glue;
+  // A paragraph's: the words of each sentence as they stand in the text, and
+  // a target-language token it starts with (">>deu<<", as multilingual
+  // Marian models take one), put before each later sentence too (one more
+  // word there, left out of the joined word alignments).
+  std::vector<size_t> words;
+  std::string carried;
 };
 
 // A paragraph's sentences appended to `sentences`, with the whitespace

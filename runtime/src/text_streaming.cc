@@ -9,7 +9,6 @@
 #include "streaming_text.h"
 #include "text_parts.h"
 #include "text_translator_impl.h"
-#include "word_level.h"
 
 namespace edgemt {
 
@@ -50,7 +49,7 @@ Status TextTranslator::TranslateStreaming(const std::string& text, const DecodeO
       break;
     }
     status = impl_->StreamSentence(split[sent], decode, pass_on, &done[sent], &ids[sent]);
-    words[sent] = WordSpans(split[sent]).size();
+    words[sent] = parts.words[sent];
     if (stopped) {
       ++sent;
       break;

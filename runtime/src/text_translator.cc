@@ -278,8 +278,10 @@ Status TextTranslator::TranslateTextsCached(const std::string* texts, size_t cou
   const Status call = impl_->TranslateSentences(split.data(), split.size(), decode, &split_results, return_scores,
                                                 nullptr, cache, document, &split_ids);
   if (!call.ok()) return FailAll(call, results);
-  std::vector<size_t> split_words(split.size());
-  for (size_t k = 0; k < split.size(); ++k) split_words[k] = WordSpans(split[k]).size();
+  std::vector<size_t> split_words(split.size(), 0);
+  for (const TextParts& p : parts) {
+    for (size_t k = 0; k < p.count; ++k) split_words[p.first + k] = p.words[k];
+  }
   for (size_t i = 0; i < count; ++i) {
     if (parts[i].count == 0)
       (*results)[i] = std::move(split_results[parts[i].first]);

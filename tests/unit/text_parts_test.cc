@@ -62,6 +62,17 @@ TEST_CASE("text parts: a paragraph's sentences and the whitespace around them") 
     CHECK(whole.count == 0);
     CHECK(appended.back() == text);
   }
+  // A target-language token (multilingual Marian models) goes before every sentence.
+  std::vector<std::string> tagged;
+  TextParts token;
+  SplitParagraph(">>deu<< A dog runs. A cat sleeps.", "en", &tagged, &token);
+  CHECK(tagged == std::vector<std::string>{">>deu<< A dog runs.", ">>deu<< A cat sleeps."});
+  CHECK(token.carried == ">>deu<< ");
+  CHECK(token.words == std::vector<size_t>{4, 3});  // as the words stand in the text
+  std::vector<std::string> untagged;
+  TextParts plain;
+  SplitParagraph(">> not a token << here. And more.", "en", &untagged, &plain);
+  CHECK(plain.carried.empty());
   // One sentence with whitespace around it keeps that whitespace.
   TextParts spaced;
   std::vector<std::string> one;

@@ -93,7 +93,7 @@ class Documents(unittest.TestCase):
         alone = self.translate("".join(s + "\n" for s in self.en)).split("\n")[:-1]
         self.assertEqual(len(alone), len(self.en))
         documents = self.translate("".join(p + "\n" for p in self.paragraphs), "--document").split("\n")[:-1]
-        plain = self.translate("".join(p + "\n" for p in self.paragraphs)).split("\n")[:-1]
+        plain = self.translate("".join(p + "\n" for p in self.paragraphs), "--sentence-per-line").split("\n")[:-1]
         self.assertEqual(len(documents), len(self.paragraphs))
         joined = [" ".join(alone[i:i + n]) for i, n in self.groups]
         same = [g for g in self.found_all if documents[g] == joined[g]]
@@ -109,6 +109,45 @@ class Documents(unittest.TestCase):
               "(the dev sentences alone, joined: %.2f)" % (bleu["split"], bleu["whole"], bleu["sentences"]),
               file=sys.stderr)
         self.assertGreater(bleu["split"], bleu["whole"])
+
+    def test_line_mode_splits_as_documents_do(self):
+        """Line mode (the default) gives each paragraph as --document does; the
+        dev set, one sentence a line, is byte-identical with and without
+        splitting (a line that differs must be one the splitter splits)."""
+        text = "".join(p + "\n" for p in self.paragraphs)
+        self.assertEqual(self.translate(text), self.translate(text, "--document"))
+        dev = "".join(s + "\n" for s in self.en)
+        split, whole = self.translate(dev).split("\n"), self.translate(dev, "--sentence-per-line").split("\n")
+        self.assertEqual(len(split), len(whole))
+        differ = [i for i, (a, b) in enumerate(zip(split, whole)) if a != b]
+        ends = run(emulated("edgemt-split-sentences") + ["en"], stdin=dev).stdout.split("\n")
+        several = {i for i, line in enumerate(ends[:len(self.en)]) if len(line.split()) > 1}
+        print("dev set: %d of %d lines differ with and without splitting (%d lines hold several sentences)"
+              % (len(differ), len(self.en), len(several)), file=sys.stderr)
+        for i in differ:
+            print("  line %d: %r" % (i + 1, self.en[i]), file=sys.stderr)
+        self.assertTrue(set(differ) <= several, "lines that differ without holding several sentences")
+
+    def test_200_paragraphs_equal_their_sentences_joined(self):
+        """Paragraphs of 2-5 dev sentences (those that end with punctuation and
+        start with a capital, so that every boundary can be seen; seed 53) in
+        line mode: each equals its sentences' translations, joined with its spaces."""
+        ends = run(emulated("edgemt-split-sentences") + ["en"],
+                   stdin="".join(s + "\n" for s in self.en)).stdout.split("\n")
+        clean = [s for s, e in zip(self.en, ends) if s.rstrip().endswith(PUNCTUATION) and s[:1].isupper()
+                 and len(e.split()) == 1]
+        rng = random.Random(53)
+        groups = [rng.sample(clean, rng.randint(2, 5)) for _ in range(200)]
+        paragraphs = ["  ".join(g) if k % 3 == 0 else " ".join(g) for k, g in enumerate(groups)]
+        alone = dict(zip(clean, self.translate("".join(s + "\n" for s in clean),
+                                               "--sentence-per-line").split("\n")))
+        out = self.translate("".join(p + "\n" for p in paragraphs)).split("\n")[:-1]
+        self.assertEqual(len(out), 200)
+        expected = [("  " if k % 3 == 0 else " ").join(alone[s] for s in g) for k, g in enumerate(groups)]
+        differ = [k for k in range(200) if out[k] != expected[k]]
+        print("200 paragraphs of 2-5 sentences: %d equal their sentences joined" % (200 - len(differ)),
+              file=sys.stderr)
+        self.assertEqual(differ, [])
 
     def test_streamed_documents_are_the_documents(self):
         text = "".join(p + "\n" for p in self.paragraphs[:60]) + "\n" + "".join(p + "\n" for p in self.paragraphs[60:90])

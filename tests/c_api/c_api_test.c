@@ -147,18 +147,25 @@ static int collect(const char* piece, size_t length, void* user_data) {
   return stop_after == 0 || pieces_seen < stop_after;
 }
 
+/* A thread's 20 translations of one text, each checked against the
+ * translation made alone before the threads started. */
 struct worker {
   edgemt_translator* translator;
-  char output[256];
-  edgemt_status status;
+  const char* expected;
+  int translated;  /* how many calls returned EDGEMT_OK with the expected text */
 };
+
+static const char kThreadText[] = "a man is riding a bike";
 
 static void* translate_in_thread(void* argument) {
   struct worker* w = (struct worker*)argument;
+  char output[256];
   size_t length = 0;
-  for (int i = 0; i < 20; ++i)
-    w->status = edgemt_translate_text(w->translator, "two women are sitting on a bench", NULL, w->output,
-                                      sizeof w->output, &length);
+  for (int i = 0; i < 20; ++i) {
+    if (edgemt_translate_text(w->translator, kThreadText, NULL, output, sizeof output, &length) == EDGEMT_OK &&
+        strcmp(output, w->expected) == 0 && length == strlen(w->expected))
+      ++w->translated;
+  }
   return NULL;
 }
 
@@ -266,6 +273,37 @@ static void test_translators(void) {
     CHECK(strcmp(streamed, expected) == 0 && pieces_seen >= 2);
     CHECK_STATUS(edgemt_translate_document_stream(translator, document, strlen(document), NULL, NULL, NULL),
                  EDGEMT_INVALID_ARGUMENT, "on_piece is NULL");
+    /* A paragraph through the text calls: its sentences, as the document gives them. */
+    const char* paragraph = "\tA man rides a bike.  Two dogs run! ";
+    char paragraph_expected[600];
+    snprintf(paragraph_expected, sizeof paragraph_expected, "\t%s  %s ", first, second);
+    CHECK_STATUS(edgemt_translate_text(translator, paragraph, NULL, document_out, sizeof document_out, &length),
+                 EDGEMT_OK, "");
+    CHECK(strcmp(document_out, paragraph_expected) == 0);
+    edgemt_results* paragraph_results = NULL;
+    CHECK_STATUS(edgemt_translate_batch(translator, &paragraph, 1, NULL, &paragraph_results), EDGEMT_OK, "");
+    edgemt_hypothesis joined;
+    joined.struct_size = sizeof joined;
+    CHECK(edgemt_results_hypothesis(paragraph_results, 0, 0, &joined) == EDGEMT_OK);
+    CHECK(strcmp(joined.text, paragraph_expected) == 0);
+    edgemt_results_free(paragraph_results);
+    go_on = 0;
+    streamed[0] = '\0';
+    pieces_seen = 0;
+    CHECK_STATUS(edgemt_translate_stream(translator, paragraph, NULL, collect, &go_on), EDGEMT_OK, "");
+    CHECK(strcmp(streamed, paragraph_expected) == 0);
+    /* split_sentences 0: the text as one sentence, as a caller's struct from before the field never has. */
+    edgemt_decode_options whole;
+    edgemt_decode_options_init(&whole);
+    CHECK(whole.split_sentences == 1);
+    whole.split_sentences = 0;
+    char as_one[600];
+    CHECK_STATUS(edgemt_translate_text(translator, paragraph, &whole, as_one, sizeof as_one, &length), EDGEMT_OK, "");
+    CHECK(strcmp(as_one, paragraph_expected) != 0);
+    whole.struct_size = offsetof(edgemt_decode_options, split_sentences);
+    CHECK_STATUS(edgemt_translate_text(translator, paragraph, &whole, document_out, sizeof document_out, &length),
+                 EDGEMT_OK, "");
+    CHECK(strcmp(document_out, paragraph_expected) == 0);
     /* HTML: the tags and the script stay, the text is the sentences' translations. */
     const char* page = "<p class=\"x\">A man rides a bike.  Two dogs run!</p><script>a<b</script>";
     snprintf(expected, sizeof expected, "<p class=\"x\">%s  %s</p><script>a<b</script>", first, second);
@@ -411,16 +449,19 @@ static void test_translators(void) {
     CHECK(strncmp(best, streamed, strlen(streamed)) == 0);
   }
 
-  /* Two threads on one translator take turns, with the same result. */
+  /* Two threads on one translator take turns: every call of each gives the single-threaded translation. */
+  char alone[256];
+  CHECK(edgemt_translate_text(translator, kThreadText, NULL, alone, sizeof alone, &length) == EDGEMT_OK);
   struct worker workers[2];
   pthread_t threads[2];
   for (int i = 0; i < 2; ++i) {
     workers[i].translator = translator;
+    workers[i].expected = alone;
+    workers[i].translated = 0;
     CHECK(pthread_create(&threads[i], NULL, translate_in_thread, &workers[i]) == 0);
   }
   for (int i = 0; i < 2; ++i) pthread_join(threads[i], NULL);
-  CHECK(workers[0].status == EDGEMT_OK && workers[1].status == EDGEMT_OK);
-  CHECK(strcmp(workers[0].output, workers[1].output) == 0);
+  CHECK(workers[0].translated == 20 && workers[1].translated == 20);
 
   /* Results outlive their translator. */
   CHECK(edgemt_translate_batch(translator, texts, 1, NULL, &results) == EDGEMT_OK);

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <cstdlib>
 #include <memory>
 #include <random>
@@ -108,8 +109,9 @@ DecodeOptions Decoding(FuzzedDataProvider& input) {
   return d;
 }
 
-// The promises of one call's results.
-void CheckResults(const std::vector<TextResult>& results, size_t count, const DecodeOptions& d) {
+// The promises of one call's results (each source one sentence: its outputs
+// within the requested max_length, or the translator's limit).
+void CheckResults(const std::vector<TextResult>& results, size_t count, const DecodeOptions& d, bool has_prefix) {
   if (results.size() != count) Broken("not one result per source");
   for (const TextResult& result : results) {
     if (!result.status.ok()) continue;
@@ -118,6 +120,10 @@ void CheckResults(const std::vector<TextResult>& results, size_t count, const De
     if (!d.return_alternatives && d.num_hypotheses >= 1 && result.hypotheses.size() > static_cast<size_t>(d.num_hypotheses))
       Broken("more hypotheses than num_hypotheses");
     for (const auto& h : result.hypotheses) {
+      if (d.max_length > 0 && !has_prefix && h.ids.size() > static_cast<size_t>(d.max_length)) {
+        std::fprintf(stderr, "fuzz_translate: %zu ids, max_length %d\n", h.ids.size(), d.max_length);
+        Broken("an output longer than the requested max_length");
+      }
       if (h.ids.size() > static_cast<size_t>(kMaxTarget)) {
         std::fprintf(stderr, "fuzz_translate: %zu ids (beam %d, n %d, max_length %d, alternatives %d, sampling %d)\n",
                      h.ids.size(), d.beam_size, d.num_hypotheses, d.max_length, d.return_alternatives, d.sampling_topk);
@@ -147,11 +153,31 @@ void ThroughTextTranslator(const std::shared_ptr<const edgemt::Model>& model, co
   edgemt::TextTranslator& translator = *created.value();
   std::vector<TextResult> results;
   const std::vector<std::string> prefixes(texts.size(), prefix);
+  const bool scores = texts.size() % 2 == 1;
+  std::vector<TextResult> first;
   for (int pass = 0; pass < 2; ++pass) {  // the second from the cache where it holds them
-    (void)translator.TranslateTexts(texts.data(), texts.size(), d, &results, /*return_scores=*/pass == 1,
-                                    prefix.empty() ? nullptr : prefixes.data());
-    CheckResults(results, texts.size(), d);
+    (void)translator.TranslateTexts(texts.data(), texts.size(), d, &results, scores,
+                                    prefix.empty() ? nullptr : prefixes.data(), edgemt::Sentences::kOnePerText);
+    CheckResults(results, texts.size(), d, !prefix.empty());
+    if (pass == 0) {
+      first = results;
+      continue;
+    }
+    // A hit returns exactly what translating gave (sampling too: its seed fixes it).
+    for (size_t i = 0; i < results.size() && i < first.size(); ++i) {
+      if (results[i].status.ToString() != first[i].status.ToString()) Broken("the second pass's status differs");
+      if (results[i].hypotheses.size() != first[i].hypotheses.size()) Broken("the second pass's n-best differs");
+      for (size_t k = 0; k < results[i].hypotheses.size() && k < first[i].hypotheses.size(); ++k) {
+        if (results[i].hypotheses[k].ids != first[i].hypotheses[k].ids ||
+            results[i].hypotheses[k].text != first[i].hypotheses[k].text)
+          Broken("the second pass (from the cache) translates differently");
+      }
+    }
   }
+  // Paragraphs: one result per text, each sentence within the limits (not checkable joined).
+  (void)translator.TranslateTexts(texts.data(), texts.size(), d, &results, scores,
+                                  prefix.empty() ? nullptr : prefixes.data());
+  if (results.size() != texts.size()) Broken("not one result per paragraph");
   if (!texts.empty()) {
     std::string streamed;
     TextResult result;
@@ -194,14 +220,30 @@ void ThroughCApi(const std::vector<uint8_t>& file, const std::vector<std::string
     std::vector<const char*> pointers;
     for (const std::string& text : texts) pointers.push_back(text.c_str());
     edgemt_results* results = nullptr;
+    std::string best;  // texts[0]'s best translation by the batch call, when it has one
+    bool has_best = false;
     if (edgemt_translate_batch(translator, pointers.data(), pointers.size(), &c, &results) == EDGEMT_OK) {
       if (edgemt_results_count(results) != texts.size()) Broken("the C API gave not one result per source");
+      edgemt_hypothesis h;
+      h.struct_size = sizeof(h);
+      if (!texts.empty() && edgemt_results_status(results, 0, nullptr) == EDGEMT_OK &&
+          edgemt_results_hypothesis(results, 0, 0, &h) == EDGEMT_OK) {
+        best = h.text;
+        has_best = true;
+      }
       edgemt_results_free(results);
     }
     if (!texts.empty()) {
       char output[256];
       size_t length = 0;
-      (void)edgemt_translate_text(translator, texts[0].c_str(), &c, output, sizeof(output), &length);
+      const edgemt_status status = edgemt_translate_text(translator, texts[0].c_str(), &c, output, sizeof(output),
+                                                         &length);
+      if (status == EDGEMT_OK && std::strlen(output) != length) Broken("edgemt_translate_text's length is not its output's");
+      // Batching changes no output (sampled ones are left out of this check).
+      if (status == EDGEMT_OK && has_best && c.sampling_topk == 1 && best != output)
+        Broken("edgemt_translate_text's output is not the batch's best translation");
+      if (status == EDGEMT_BUFFER_TOO_SMALL && length < sizeof(output))
+        Broken("EDGEMT_BUFFER_TOO_SMALL with a length that fits");
     }
     edgemt_translator_free(translator);
   }

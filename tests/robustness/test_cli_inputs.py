@@ -339,8 +339,18 @@ class TextInputs(CliCase):
                     self.assertEqual(code, 0, err[-2000:])
                     self.assertEqual(len(lines), len(input_lines(data_bytes)))
                     self.assertNotIn("translating its first", err)
+                    # Every sentence translated: none fell back to its source.
+                    self.assertNotIn("not translated", err)
+                    source = data_bytes.rstrip(b"\n")
                     if mode == "--html" and name in ("tags", "unclosed", "nested", "wide"):
                         self.assertEqual(tags.findall(lines[0]), tags.findall(data_bytes))
+                        # The text between the tags is the translation's, not the page's.
+                        self.assertNotEqual(tags.sub(b"", lines[0]), tags.sub(b"", source))
+                    else:
+                        self.assertNotEqual(lines[0], source)
+                    if mode == "--document":
+                        # Translations and the kept whitespace only: valid UTF-8, whatever came in.
+                        lines[0].decode("utf-8")
 
     def test_no_final_newline_and_crlf(self):
         code, lf, err = self.translate("a man\nthe dog\n")

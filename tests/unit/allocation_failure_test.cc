@@ -73,9 +73,16 @@ Sweep SweepAllocationFailures(const std::function<Status()>& attempt) {
   }
 }
 
-void Report(const char* what, const Sweep& sweep) {
+// Prints the sweep and checks it: every allocation was failed in turn (each
+// such attempt was refused or got by) and there were at least as many as
+// docs/robustness.md gives, so that a hook that fails nothing cannot pass.
+void Report(const char* what, const Sweep& sweep, long documented) {
   std::printf("allocation failures: %s: %ld allocations, %ld refused with kResourceExhausted, %ld got by without\n",
               what, sweep.allocations, sweep.attempts_failed, sweep.failures_absorbed);
+  INFO(what);
+  CHECK(sweep.attempts_failed + sweep.failures_absorbed == sweep.allocations);
+  CHECK(sweep.attempts_failed > 0);
+  CHECK(sweep.allocations >= documented);
 }
 
 TestModelSpec Int8Spec() {
@@ -84,17 +91,19 @@ TestModelSpec Int8Spec() {
   return spec;
 }
 
-TEST_CASE("allocation failures: loading a model from memory" * doctest::skip(!testing::CanFailAllocations())) {
+TEST_CASE("allocation failures: loading a model from memory" * doctest::skip(!testing::CanFailAllocations())
+          * doctest::description("needs the allocation hooks (not with the sanitizers)")) {
   for (const bool int8 : {false, true}) {
     TestModelSpec spec;
     spec.int8 = int8;
     const AlignedBytes bytes(testing::BuildTestModelFile(spec));
     const Sweep sweep = SweepAllocationFailures([&] { return Model::FromBuffer(bytes.data(), bytes.size()).status(); });
-    Report(int8 ? "Model::FromBuffer (int8)" : "Model::FromBuffer (float32)", sweep);
+    Report(int8 ? "Model::FromBuffer (int8)" : "Model::FromBuffer (float32)", sweep, 7);
   }
 }
 
-TEST_CASE("allocation failures: loading a model file" * doctest::skip(!testing::CanFailAllocations())) {
+TEST_CASE("allocation failures: loading a model file" * doctest::skip(!testing::CanFailAllocations())
+          * doctest::description("needs the allocation hooks (not with the sanitizers)")) {
   const std::vector<uint8_t> file = testing::BuildTestModelFile(Int8Spec());
   char path[] = "/tmp/edgemt-allocation-failure-XXXXXX";
   const int fd = mkstemp(path);
@@ -104,10 +113,11 @@ TEST_CASE("allocation failures: loading a model file" * doctest::skip(!testing::
   const std::string name = path;
   const Sweep sweep = SweepAllocationFailures([&] { return Model::Load(name).status(); });
   unlink(path);
-  Report("Model::Load", sweep);
+  Report("Model::Load", sweep, 8);
 }
 
-TEST_CASE("allocation failures: creating a translator and translating" * doctest::skip(!testing::CanFailAllocations())) {
+TEST_CASE("allocation failures: creating a translator and translating" * doctest::skip(!testing::CanFailAllocations())
+          * doctest::description("needs the allocation hooks (not with the sanitizers)")) {
   for (const int threads : {1, 2}) {
     const testing::TestModel loaded = testing::LoadTestModel(Int8Spec());
     const std::vector<std::vector<int32_t>> sources = testing::SyntheticSources(3, 40, 4, 2, 3, 5);
@@ -139,14 +149,16 @@ TEST_CASE("allocation failures: creating a translator and translating" * doctest
       }
       return Status::Ok();
     });
-    Report(threads == 1 ? "Translator::Create and Translate" : "Translator::Create and Translate, 2 threads", sweep);
+    Report(threads == 1 ? "Translator::Create and Translate" : "Translator::Create and Translate, 2 threads", sweep,
+           threads == 1 ? 55 : 57);
   }
 }
 
-TEST_CASE("allocation failures: creating a text translator" * doctest::skip(!testing::CanFailAllocations())) {
+TEST_CASE("allocation failures: creating a text translator" * doctest::skip(!testing::CanFailAllocations())
+          * doctest::description("needs the allocation hooks (not with the sanitizers)")) {
   const testing::TestModel loaded = testing::LoadTestModel(Int8Spec());
   const Sweep sweep = SweepAllocationFailures([&] { return TextTranslator::Create(loaded.model).status(); });
-  Report("TextTranslator::Create", sweep);
+  Report("TextTranslator::Create", sweep, 61);
 }
 
 // The C API's statuses: EDGEMT_RESOURCE_EXHAUSTED.
@@ -156,7 +168,8 @@ Status FromC(edgemt_status status) {
                 edgemt_last_error());
 }
 
-TEST_CASE("allocation failures: the C API" * doctest::skip(!testing::CanFailAllocations())) {
+TEST_CASE("allocation failures: the C API" * doctest::skip(!testing::CanFailAllocations())
+          * doctest::description("needs the allocation hooks (not with the sanitizers)")) {
   const AlignedBytes bytes(testing::BuildTestModelFile(Int8Spec()));
   // The thread's last error message lives on (with the room of the longest
   // so far): an error with a long one first, so that it is not counted as a leak.
@@ -175,7 +188,7 @@ TEST_CASE("allocation failures: the C API" * doctest::skip(!testing::CanFailAllo
     edgemt_model_free(model);
     return status;
   });
-  Report("C API: edgemt_model_load_from_memory and edgemt_translator_create", sweep);
+  Report("C API: edgemt_model_load_from_memory and edgemt_translator_create", sweep, 92);
 }
 
 }  // namespace

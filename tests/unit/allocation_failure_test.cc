@@ -39,7 +39,9 @@ struct Sweep {
 Sweep SweepAllocationFailures(const std::function<Status()>& attempt) {
   Sweep sweep;
   REQUIRE(attempt().ok());
-  for (long n = 0;; ++n) {
+  // Far more than any attempt makes: a hook that never stops failing ends here.
+  constexpr long kMostAllocations = 100000;
+  for (long n = 0; n < kMostAllocations; ++n) {
     const long live_before = testing::LiveHeapBlocks();
     bool ok = false, threw = false;
     StatusCode code = StatusCode::kOk;
@@ -71,6 +73,8 @@ Sweep SweepAllocationFailures(const std::function<Status()>& attempt) {
       ++sweep.attempts_failed;
     }
   }
+  FAIL("an attempt still met a failing allocation after " << kMostAllocations << " of them");
+  return sweep;
 }
 
 // Prints the sweep and checks it: every allocation was failed in turn (each

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Usage: tools/kernel-deps.sh TARGET        (TARGET: host | arm64 | armhf | wasm32 | wasm32-threads)
+# Usage: tools/kernel-deps.sh TARGET        (TARGET: host | arm64 | armhf | wasm32 | wasm32-threads
+#                                           | sentencepiece-fuzz)
 #
 # Builds the native libraries EdgeMT links, from Debian's source tarballs, as
 # static, position-independent libraries for TARGET, and prints the install
@@ -12,6 +13,10 @@
 #   pthreadpool, cpuinfo  what XNNPACK is built against: its thread pool and
 #                       the CPU features it picks kernels by
 #   SentencePiece       the tokenizer (Debian ships no static library of it)
+#
+# sentencepiece-fuzz: SentencePiece alone, built by clang-14 with the fuzz
+# configuration's instrumentation (tests/fuzz/run.sh), so that libFuzzer
+# sees coverage in its parser of the model bytes a model file carries.
 #
 # The versions and SHA-256 are pinned in tools/kernel-sources.pins;
 # tools/kernel-sources.sh fetches and verifies the tarballs (or takes them
@@ -27,7 +32,7 @@ set -euo pipefail
 # Bump when the way the libraries are built changes (options, layout): the
 # cache key includes it, so existing builds are not reused.
 format=2
-usage() { echo "usage: $0 host|arm64|armhf|wasm32|wasm32-threads" >&2; exit 2; }
+usage() { echo "usage: $0 host|arm64|armhf|wasm32|wasm32-threads|sentencepiece-fuzz" >&2; exit 2; }
 [ $# -eq 1 ] || usage
 target="$1"
 flags="-O2 -fPIC -DNDEBUG"
@@ -42,12 +47,18 @@ case "$target" in
         # Weights read further ahead by the AVX-512 VNNI int8 and int4
         # kernels, for weights beyond the caches (the patch says how much).
         patches+=(xnnpack:xnnpack-weight-prefetch.patch)
+        # The int4 kernels of x86 CPUs without AVX2 load their column sums
+        # unaligned: aligned, they faulted (the patch says where).
+        patches+=(xnnpack:xnnpack-qb4w-unaligned-sums.patch)
         # x86: loops on 32-byte boundaries (functions on 64), so that where
         # a function lands in our binaries does not decide how fast it runs.
         # Without it, XNNPACK's weight packing took 1.6x as long in one link
         # of the same code as in another (its 20-byte inner loop crossed a
         # 64-byte line): BENCHMARKS.md, issue 26's refactor.
         case "$(uname -m)" in x86_64|i?86) flags="$flags -falign-functions=64 -falign-loops=32" ;; esac ;;
+  # The flags of tests/fuzz/run.sh's build (without vptr: its code is built without RTTI).
+  sentencepiece-fuzz) cc=clang-14 cxx=clang++-14
+        flags="-O1 -fPIC -DNDEBUG -g -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize=vptr -fno-sanitize-recover=all" ;;
   arm64) cc=aarch64-linux-gnu-gcc cxx=aarch64-linux-gnu-g++ processor=aarch64 ;;
   # armhf: ARMv7-A with NEON (every 32-bit ARM board XNNPACK targets); the
   # kernels are chosen at run time from what cpuinfo finds.
@@ -112,7 +123,7 @@ fi
 
 work="$prefix.partial"
 rm -rf "$work"
-mkdir -p "$work/src" "$work/build" "$work/include"
+mkdir -p "$work/src" "$work/build" "$work/include" "$work/lib"
 for package in "${!tarball[@]}"; do
   mkdir -p "$work/src/$package"
   tar -xf "$cache/src/${tarball[$package]}" -C "$work/src/$package"
@@ -153,6 +164,9 @@ cmake_build() {  # name [cmake options...] [-- build target]
   fi
 }
 
+libraries=(libsentencepiece.a)
+if [ "$target" != sentencepiece-fuzz ]; then
+libraries+=(libXNNPACK.a libmicrokernels-prod.a libpthreadpool.a libcpuinfo.a)
 cmake_build cpuinfo -DCPUINFO_LIBRARY_TYPE=static -DCPUINFO_RUNTIME_TYPE=static \
   -DCPUINFO_BUILD_TOOLS=OFF -DCPUINFO_BUILD_UNIT_TESTS=OFF -DCPUINFO_BUILD_MOCK_TESTS=OFF \
   -DCPUINFO_BUILD_BENCHMARKS=OFF -DCPUINFO_BUILD_PKG_CONFIG=OFF -DCPUINFO_LOG_LEVEL=error
@@ -171,6 +185,7 @@ cmake_build xnnpack -DXNNPACK_LIBRARY_TYPE=static -DXNNPACK_USE_SYSTEM_LIBS=ON \
   -DXNNPACK_ENABLE_KLEIDIAI=OFF \
   -DCPUINFO_SOURCE_DIR="$work" -DPTHREADPOOL_SOURCE_DIR="$work" -DFXDIV_SOURCE_DIR="$fxdiv" \
   -DFXDIV_HDR="$fxdiv/include/fxdiv.h" -DPython_EXECUTABLE=/usr/bin/python3
+fi
 
 # SentencePiece: only the static library (its bundled protobuf-lite inside)
 # and its one public header; no tcmalloc, no tools.
@@ -179,11 +194,14 @@ cmake_build sentencepiece -DSPM_ENABLE_SHARED=OFF -DSPM_ENABLE_TCMALLOC=OFF -DSP
 cp "$work/build/sentencepiece/src/libsentencepiece.a" "$work/lib/"
 cp "$(source_dir sentencepiece)/src/sentencepiece_processor.h" "$work/include/"
 
-for lib in libXNNPACK.a libmicrokernels-prod.a libpthreadpool.a libcpuinfo.a libsentencepiece.a; do
+for lib in "${libraries[@]}"; do
   [ -f "$work/lib/$lib" ] || { log "$target: $lib was not built"; exit 1; }
 done
 {
-  for package in xnnpack pthreadpool cpuinfo sentencepiece; do echo "$package ${version[$package]}"; done
+  for package in xnnpack pthreadpool cpuinfo sentencepiece; do
+    [ "$target" != sentencepiece-fuzz ] || [ "$package" = sentencepiece ] || continue
+    echo "$package ${version[$package]}"
+  done
   echo "target $target ($("$cc" --version | head -n 1))"
 } >"$work/VERSIONS"
 rm -rf "$work/src" "$work/build"

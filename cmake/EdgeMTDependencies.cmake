@@ -50,11 +50,27 @@ if(NOT EDGEMT_KERNEL_DEPS_PREFIX OR EDGEMT_KERNEL_DEPS_PREFIX STREQUAL _EDGEMT_K
 endif()
 message(STATUS "EdgeMT: kernels from ${EDGEMT_KERNEL_DEPS_PREFIX}")
 
+# The fuzz configuration: SentencePiece built with its instrumentation, so
+# that libFuzzer sees coverage in the tokenizer's parser of model bytes.
+set(_edgemt_sentencepiece_prefix ${EDGEMT_KERNEL_DEPS_PREFIX})
+if(EDGEMT_FUZZ AND EDGEMT_WITH_SENTENCEPIECE)
+  execute_process(
+    COMMAND ${PROJECT_SOURCE_DIR}/tools/kernel-deps.sh sentencepiece-fuzz
+    OUTPUT_VARIABLE _edgemt_fuzz_output
+    RESULT_VARIABLE _edgemt_fuzz_result)
+  if(NOT _edgemt_fuzz_result EQUAL 0)
+    message(FATAL_ERROR "EdgeMT: tools/kernel-deps.sh sentencepiece-fuzz failed")
+  endif()
+  string(STRIP "${_edgemt_fuzz_output}" _edgemt_fuzz_output)
+  string(REGEX REPLACE ".*\n" "" _edgemt_sentencepiece_prefix "${_edgemt_fuzz_output}")
+  message(STATUS "EdgeMT: SentencePiece instrumented for fuzzing, from ${_edgemt_sentencepiece_prefix}")
+endif()
+
 # In link order: SentencePiece (when used); XNNPACK needs its microkernels,
 # pthreadpool and cpuinfo.
 set(EDGEMT_KERNEL_ARCHIVES "")
 if(EDGEMT_WITH_SENTENCEPIECE)
-  list(APPEND EDGEMT_KERNEL_ARCHIVES ${EDGEMT_KERNEL_DEPS_PREFIX}/lib/libsentencepiece.a)
+  list(APPEND EDGEMT_KERNEL_ARCHIVES ${_edgemt_sentencepiece_prefix}/lib/libsentencepiece.a)
 endif()
 list(APPEND EDGEMT_KERNEL_ARCHIVES
   ${EDGEMT_KERNEL_DEPS_PREFIX}/lib/libXNNPACK.a
@@ -81,7 +97,7 @@ target_link_libraries(edgemt_xnnpack INTERFACE
 if(EDGEMT_WITH_SENTENCEPIECE)
   add_library(edgemt_sentencepiece INTERFACE)
   target_include_directories(edgemt_sentencepiece SYSTEM INTERFACE
-    $<BUILD_INTERFACE:${EDGEMT_KERNEL_DEPS_PREFIX}/include>)
+    $<BUILD_INTERFACE:${_edgemt_sentencepiece_prefix}/include>)
 endif()
 
 # Header-only for EdgeMT: the host's headers serve every target.

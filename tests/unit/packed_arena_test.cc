@@ -45,7 +45,8 @@ TEST_CASE("packed arena: aligned blocks that do not overlap, large and small") {
 }
 
 // Where there are no huge pages each block has a region of its own.
-TEST_CASE("packed arena: small blocks share a region" * doctest::skip(edgemt::kHugePageBytes == 0)) {
+TEST_CASE("packed arena: small blocks share a region" * doctest::skip(edgemt::kHugePageBytes == 0)
+          * doctest::description("needs huge pages")) {
   PackedArena arena;
   auto* a = static_cast<uint8_t*>(arena.Allocate(1000));
   auto* b = static_cast<uint8_t*>(arena.Allocate(1000));

@@ -34,7 +34,8 @@ int32_t PlainSum(const std::vector<int8_t>& q, int32_t zero_point, const int8_t*
 
 }  // namespace
 
-TEST_CASE("shortlist: the VNNI int8 loop sums as the plain loop" * doctest::skip(!edgemt::HasVnni())) {
+TEST_CASE("shortlist: the VNNI int8 loop sums as the plain loop" * doctest::skip(!edgemt::HasVnni())
+          * doctest::description("needs AVX-512 VNNI")) {
   Lcg rng(29);
   const size_t vocab = 50;
   for (size_t in : {1, 7, 63, 64, 65, 100, 128, 130, 191, 256, 512}) {
@@ -119,7 +120,8 @@ float PlainInt4(const std::vector<int8_t>& q, int32_t zero_point, const uint8_t*
 
 }  // namespace
 
-TEST_CASE("shortlist: the VNNI int4 loop sums each block as the plain loop" * doctest::skip(!edgemt::HasVnni())) {
+TEST_CASE("shortlist: the VNNI int4 loop sums each block as the plain loop" * doctest::skip(!edgemt::HasVnni())
+          * doctest::description("needs AVX-512 VNNI")) {
   Lcg rng(31);
   const size_t vocab = 40;
   const uint16_t kOne = 0x3F80;  // bfloat16 1.0

@@ -9,12 +9,17 @@
 #   == armhf ==   build-armhf/  armhf cross build, tests under qemu-arm, without `slow`
 #   == fuzz ==    build-fuzz/   libFuzzer on the model loader, packed cache and text layouts (tests/fuzz/run.sh)
 #   == tsan ==    build-tsan/   ThreadSanitizer on the unit suite and the C API test (tests/tsan/run.sh)
+#   == x86-cpus == build/       native's programs under qemu-x86_64's Haswell (AVX2) and Nehalem (SSE4.2):
+#                               the unit suite and the Multi30k e2e checks (tests/x86_cpus/run.sh; after native)
 #   == wasm ==    build-wasm/   WebAssembly (Emscripten): the JavaScript API in Node.js, the dev set in
 #                               Node.js and headless Chromium against native's CLI (after native)
 #   == wasm-threads == build-wasm-threads/  the threaded WebAssembly build: the dev set in Chromium at
 #                               2 threads on a cross-origin-isolated page (after native)
 #
-# all with -DEDGEMT_WERROR=ON. It goes on through all of them when one fails
+# all with -DEDGEMT_WERROR=ON. A test case that exists for one CPU feature or
+# build only (the VNNI loops, huge pages, the allocation hooks) says "not
+# applicable here" where it cannot run: listed by name, counted apart, never
+# as passed. It goes on through all of them when one fails
 # and exits non-zero if anything failed. A configuration that runs no test
 # fails; a skipped test (CTest's "Skipped": exit 77, e.g. without ../shared)
 # is listed, and fails the run when EDGEMT_FAIL_ON_SKIP=1 (.ci/run sets it).
@@ -39,13 +44,14 @@ cd "$root"
 
 jobs="$(nproc)"
 configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(native wasm wasm-threads asan arm64 armhf fuzz tsan)
+[ ${#configs[@]} -gt 0 ] || configs=(native x86-cpus wasm wasm-threads asan arm64 armhf fuzz tsan)
 
 export ASAN_OPTIONS="${ASAN_OPTIONS:-halt_on_error=1:abort_on_error=1:detect_leaks=1:strict_string_checks=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 
 declare -A result=() duration=()
 total_passed=0 total_failed=0 total_skipped=0
+not_applicable=()
 failed_any=0
 
 run_config() {
@@ -75,6 +81,14 @@ run_config() {
   awk '/^[0-9]+\/[0-9]+ Testing: / { test = $3 }
        /^xnnpack_platform: / { sub(/^xnnpack_platform: /, ""); print "  " test ": " $0 }' \
     "$root/$dir/Testing/Temporary/LastTest.log" 2>/dev/null
+  # Cases that cannot run on this CPU or build, by name.
+  local case_line
+  while IFS= read -r case_line; do
+    not_applicable+=("$name: $case_line")
+    echo "  $name: not applicable here: $case_line"
+  done < <(awk '/^[0-9]+\/[0-9]+ Testing: / { test = $3 }
+                /^not applicable here: / { sub(/^not applicable here: /, ""); print test ": " $0 }' \
+             "$root/$dir/Testing/Temporary/LastTest.log" 2>/dev/null | sort -u)
   local skipped skipped_count=0
   skipped="$(grep -E '\*\*\*Skipped' "$root/$dir/ctest.log" | sed -E 's/^ *[0-9]+\/[0-9]+ Test +#[0-9]+: ([^ ]+) .*/\1/' | sort -u | tr '\n' ' ')"
   if [ -n "$skipped" ]; then
@@ -98,11 +112,18 @@ run_config() {
   return $rc
 }
 
-# A check that is a script of its own: it passes or fails as one test.
+# A check that is a script of its own: it passes or fails as one test. Its
+# "not applicable here: CASE" lines are listed as a configuration's are.
 run_script() {
-  local name="$1" script="$2"
+  local name="$1" script="$2" rc case_line
   echo "$ $script"
-  if "$root/$script"; then
+  mkdir -p "$root/build"
+  "$root/$script" 2>&1 | tee "$root/build/$name.script.log"
+  rc=${PIPESTATUS[0]}
+  while IFS= read -r case_line; do
+    not_applicable+=("$name: $case_line")
+  done < <(sed -n 's/^ *\([^ ]*\): not applicable here: /\1: /p' "$root/build/$name.script.log" | sort -u)
+  if [ "$rc" -eq 0 ]; then
     total_passed=$((total_passed + 1))
     echo "$name: 1 passed, 0 failed"
     return 0
@@ -135,7 +156,8 @@ for config in "${configs[@]}"; do
             --toolchain "$root/toolchains/wasm32-emscripten-threads.cmake" -DEDGEMT_NATIVE_BIN="$root/build/bin" ;;
     fuzz) run_script fuzz tests/fuzz/run.sh ;;
     tsan) run_script tsan tests/tsan/run.sh ;;
-    *) echo "tests/run.sh: unknown configuration '$config' (native, wasm, wasm-threads, asan, arm64, armhf, fuzz, tsan)"; false ;;
+    x86-cpus) run_script x86-cpus tests/x86_cpus/run.sh ;;
+    *) echo "tests/run.sh: unknown configuration '$config' (native, x86-cpus, wasm, wasm-threads, asan, arm64, armhf, fuzz, tsan)"; false ;;
   esac
   rc=$?
   duration[$config]=$((SECONDS - start))
@@ -152,7 +174,11 @@ done
 echo
 echo "== summary =="
 for config in "${configs[@]}"; do
-  printf '  %-7s %-7s %4ds\n' "$config" "${result[$config]}" "${duration[$config]}"
+  printf '  %-12s %-7s %4ds\n' "$config" "${result[$config]}" "${duration[$config]}"
 done
+if [ ${#not_applicable[@]} -gt 0 ]; then
+  echo "not applicable on their CPU or build (not counted as passed): ${#not_applicable[@]}"
+  printf '  %s\n' "${not_applicable[@]}"
+fi
 echo "tests: $total_passed passed, $total_failed failed, $total_skipped skipped"
 exit $failed_any

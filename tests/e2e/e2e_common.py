@@ -12,6 +12,10 @@ MULTI30K = os.path.join(SHARED, "models", "multi30k-ende")
 DEV_EN = os.path.join(SHARED, "data", "multi30k", "dev.en")
 DEV_DE = os.path.join(SHARED, "data", "multi30k", "dev.de")
 CONVERT = os.path.join(REPO, "converter", "edgemt-convert")
+# The first N dev sentences only (tests/x86_cpus/run.sh, on an emulated CPU slow for the whole
+# set): EDGEMT_DEV_SENTENCES for the int8 and int4 checks, EDGEMT_FLOAT32_SENTENCES for float32's.
+DEV_SENTENCES = int(os.environ.get("EDGEMT_DEV_SENTENCES") or 0)
+FLOAT32_SENTENCES = int(os.environ.get("EDGEMT_FLOAT32_SENTENCES") or 0)
 REFERENCE = os.path.join(REPO, "converter", "edgemt-reference")
 EXAMPLE_INT8 = os.path.join(REPO, "models", "multi30k-ende.int8.edgemt")
 

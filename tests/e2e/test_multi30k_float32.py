@@ -11,10 +11,10 @@ import unittest
 
 import numpy as np
 
-from e2e_common import MULTI30K, convert, emulated, need_shared, read_lines, run
+from e2e_common import FLOAT32_SENTENCES, MULTI30K, convert, emulated, need_shared, read_lines, run
 
 # All 500 natively; a prefix under emulation (EDGEMT_EMULATOR).
-SENTENCES = 100 if os.environ.get("EDGEMT_EMULATOR") else 500
+SENTENCES = FLOAT32_SENTENCES or (100 if os.environ.get("EDGEMT_EMULATOR") else 500)
 # Of the largest absolute value, for encoder outputs and logits.
 TOLERANCE = 2e-6
 

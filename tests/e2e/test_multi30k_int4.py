@@ -15,8 +15,8 @@ import sys
 import tempfile
 import unittest
 
-from e2e_common import (DEV_EN, EXAMPLE_INT8, MULTI30K, REFERENCE, bleu_of_lines, convert, emulated, need_shared,
-                        read_lines, run)
+from e2e_common import (DEV_EN, DEV_SENTENCES, EXAMPLE_INT8, MULTI30K, REFERENCE, bleu_of_lines, convert, emulated,
+                        need_shared, read_lines, run)
 
 FLOAT32_REFERENCE_BLEU = 36.57
 # Measured 56.8%: 4-bit weights flip about four in ten greedy outputs to another
@@ -34,8 +34,9 @@ class Multi30kInt4(unittest.TestCase):
         cls.model = os.path.join(cls.tmp.name, "multi30k-ende.int4.edgemt")
         convert(MULTI30K, cls.model, "int4", extra=("--quiet",))
         with open(DEV_EN, encoding="utf-8") as f:
-            cls.text = run(emulated("edgemt-translate") + ["--model", cls.model, "--batch-size", "8"],
-                           stdin=f.read()).stdout.split("\n")[:-1]
+            dev = "".join(f.readlines()[:DEV_SENTENCES or None])
+        cls.text = run(emulated("edgemt-translate") + ["--model", cls.model, "--batch-size", "8"],
+                       stdin=dev).stdout.split("\n")[:-1]
 
     @classmethod
     def tearDownClass(cls):
@@ -44,7 +45,8 @@ class Multi30kInt4(unittest.TestCase):
     def test_bleu_close_to_float32(self):
         score = bleu_of_lines(self.text, os.path.join(self.tmp.name, "int4.de"))
         print("int4 BLEU %.2f" % score)
-        margin = 1.0 if os.environ.get("EDGEMT_EMULATOR") else 0.3
+        # qemu's ARM CPUs round differently; its x86 ones (EDGEMT_EMULATED_X86) run x86-64's kernels.
+        margin = 1.0 if os.environ.get("EDGEMT_EMULATOR") and not os.environ.get("EDGEMT_EMULATED_X86") else 0.3
         self.assertGreaterEqual(score, FLOAT32_REFERENCE_BLEU - margin)
 
     def test_share_identical_to_float32(self):
@@ -63,6 +65,12 @@ class Multi30kInt4(unittest.TestCase):
 
     def test_runtime_agrees_with_the_int4_simulation(self):
         sources = os.path.join(MULTI30K, "reference", "dev.src.ids")
+        if DEV_SENTENCES:  # the first sentences only (an emulated CPU)
+            with open(sources) as f:
+                lines = f.readlines()[:DEV_SENTENCES]
+            sources = os.path.join(self.tmp.name, "dev.src.ids")
+            with open(sources, "w") as f:
+                f.write("".join(lines))
         simulated = run([sys.executable, REFERENCE, "--model", self.model, "--input-ids", sources]).stdout.split("\n")[:-1]
         with open(sources) as f:
             ours = run(emulated("edgemt-translate") + ["--model", self.model, "--input-ids", "--output-ids",

@@ -213,8 +213,7 @@ class Session {
     } else {
       status = edgemt::TranslateDocumentStreaming(
           *translator_, text, decode,
-          [&on_piece](std::string_view piece) { return on_piece(std::string(piece)).as<bool>(); }, &result,
-        SentencesOf(options));
+          [&on_piece](std::string_view piece) { return on_piece(std::string(piece)).as<bool>(); }, &result);
     }
     if (!status.ok()) return Error(status.message());
     val out = val::object();

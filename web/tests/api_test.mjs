@@ -110,7 +110,9 @@ test('odd text: lone surrogates, control characters, long lines', () => {
 
 test('bad options and bad arguments are EdgeMTErrors', () => {
   assert.throws(() => translator.translate(['A dog.'], { beamSize: 5 }), (e) => e instanceof EdgeMTError && /beam/.test(e.message));
-  assert.throws(() => translator.translate('A dog.'), EdgeMTError);
+  // A string is one text (as in Python), never a sequence of characters; other non-arrays are refused.
+  assert.equal(translator.translate('A dog.'), translator.translate(['A dog.'])[0]);
+  assert.throws(() => translator.translate(5), EdgeMTError);
   assert.throws(() => translator.translate([1]), EdgeMTError);
   assert.throws(() => translator.translateStreaming('A dog.', null), EdgeMTError);
   assert.deepEqual(translator.translate(['A dog runs.']).length, 1);  // still usable

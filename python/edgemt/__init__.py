@@ -302,7 +302,7 @@ class Translator(_Translator):
             raise TypeError("text is %s, not str" % type(text).__name__)
         return self._pieces(text, self._decoding(options), self._start_document_stream)
 
-    def _pieces(self, text, decode, start=None):
+    def _pieces(self, text, decode, start):
         stream = start(text, decode)
         try:
             while True:

@@ -59,8 +59,8 @@ void SplitParagraph(const std::string& text, std::string_view language, std::vec
   parts->count = spans.size();
 }
 
-void JoinParts(const std::vector<TextResult>& results, const TextParts& parts, const std::vector<size_t>& part_words,
-               const std::vector<size_t>* part_ids, TextResult* out) {
+void JoinParts(const std::vector<TextResult>& results, const TextParts& parts, const std::vector<size_t>* part_ids,
+               TextResult* out) {
   out->hypotheses.clear();
   const bool paragraph = !parts.glue.empty();
   size_t source_words = 0, source_ids = 0;
@@ -73,13 +73,13 @@ void JoinParts(const std::vector<TextResult>& results, const TextParts& parts, c
       return;
     }
     if (out->hypotheses.empty()) out->hypotheses.resize(part.hypotheses.size());
+    // A carried language token is word 0 of a later sentence: its links are left out.
+    const int32_t carried = paragraph && !parts.carried.empty() && p > parts.first ? 1 : 0;
     for (size_t k = 0; k < part.hypotheses.size() && k < out->hypotheses.size(); ++k) {
       TextHypothesis& h = out->hypotheses[k];
       const TextHypothesis& piece = part.hypotheses[k];
       if (paragraph) h.text += parts.glue[p - parts.first];
       const int32_t target_words = static_cast<int32_t>(WordSpans(h.text).size());
-      // A carried language token is word 0 of a later sentence: its links are left out.
-      const int32_t carried = paragraph && !parts.carried.empty() && p > parts.first ? 1 : 0;
       for (const auto& link : piece.word_alignments) {
         if (link.first < carried) continue;
         h.word_alignments.emplace_back(link.first - carried + static_cast<int32_t>(source_words),
@@ -99,7 +99,7 @@ void JoinParts(const std::vector<TextResult>& results, const TextParts& parts, c
       h.score += piece.score;
       h.ended_with_eos = piece.ended_with_eos;
     }
-    source_words += part_words[p];
+    source_words += parts.words[p - parts.first];
     if (part_ids != nullptr) source_ids += (*part_ids)[p];
   }
   if (paragraph && out->hypotheses.empty()) out->hypotheses.resize(1);  // no part: the glue alone

@@ -21,11 +21,12 @@ struct TextParts {
   // Empty for a long text's parts: their non-empty translations are
   // joined with a space.
   std::vector<std::string> glue;
-  // A paragraph's: the words of each sentence as they stand in the text, and
-  // a target-language token it starts with (">>deu<<", as multilingual
-  // Marian models take one), put before each later sentence too (one more
-  // word there, left out of the joined word alignments).
+  // The words of each part's source text, as they stand in the text
+  // (what spaces separate): the joined word alignments count from them.
   std::vector<size_t> words;
+  // A paragraph's: a target-language token it starts with (">>deu<<", as
+  // multilingual Marian models take one), put before each later sentence
+  // too (one more word there, left out of the joined word alignments).
   std::string carried;
 };
 
@@ -40,12 +41,12 @@ void SplitParagraph(const std::string& text, std::string_view language, std::vec
 // texts joined (TextParts), its ids, log-probabilities and confidences
 // one after the other, its score their sum, its confidence that of all
 // its log-probabilities, its word alignments moved to the joined words
-// (part_words[p]: the words of part p's source text). Its token-level
+// (parts.words). Its token-level
 // alignments are positions in the parts' source ids one after the other
 // (part_ids[p]: part p's source ids as translated; null: they are left
 // out). The first failed part's status fails the whole; the parts'
 // warnings are kept, each once.
-void JoinParts(const std::vector<TextResult>& results, const TextParts& parts, const std::vector<size_t>& part_words,
-               const std::vector<size_t>* part_ids, TextResult* out);
+void JoinParts(const std::vector<TextResult>& results, const TextParts& parts, const std::vector<size_t>* part_ids,
+               TextResult* out);
 
 }  // namespace edgemt

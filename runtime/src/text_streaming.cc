@@ -40,7 +40,7 @@ Status TextTranslator::TranslateStreaming(const std::string& text, const DecodeO
     return !(stopped = !on_piece(piece));
   };
   std::vector<TextResult> done(parts.count);
-  std::vector<size_t> words(parts.count), ids(parts.count);
+  std::vector<size_t> ids(parts.count);
   size_t sent = 0;         // sentences streamed, the last maybe in part
   bool glue_after = false;  // and parts.glue[sent] after them
   for (; sent < parts.count; ++sent) {
@@ -49,7 +49,6 @@ Status TextTranslator::TranslateStreaming(const std::string& text, const DecodeO
       break;
     }
     status = impl_->StreamSentence(split[sent], decode, pass_on, &done[sent], &ids[sent]);
-    words[sent] = parts.words[sent];
     if (stopped) {
       ++sent;
       break;
@@ -68,7 +67,7 @@ Status TextTranslator::TranslateStreaming(const std::string& text, const DecodeO
   parts.glue.resize(sent);
   parts.glue.push_back(std::move(last));
   parts.count = sent;
-  JoinParts(done, parts, words, &ids, result);
+  JoinParts(done, parts, &ids, result);
   return result->status;
 }
 

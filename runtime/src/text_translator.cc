@@ -166,7 +166,7 @@ void TextTranslator::Impl::TranslatePrepared(std::vector<std::vector<int32_t>>& 
 }
 
 Status TextTranslator::Impl::SplitLong(std::string_view text, size_t length,
-                                       std::vector<std::vector<int32_t>>* sources, std::vector<size_t>* part_words,
+                                       std::vector<std::vector<int32_t>>* sources, TextParts* text_parts,
                                        std::string* warning) const {
   const size_t limit = static_cast<size_t>(translator->options().max_source_length);
   std::vector<int32_t> ids;
@@ -175,9 +175,11 @@ Status TextTranslator::Impl::SplitLong(std::string_view text, size_t length,
     return IdsOfText(part, &ids, &unused, /*limit=*/false).ok() ? ids.size() : limit + 1;
   };
   const std::vector<std::string> parts = SplitLongText(text, limit, length_of);
+  text_parts->first = sources->size();
   for (const std::string& part : parts) {
     sources->emplace_back();
-    part_words->push_back(WordSpans(part).size());  // both grow together, whatever follows
+    ++text_parts->count;
+    text_parts->words.push_back(WordSpans(part).size());  // all three grow together, whatever follows
     EDGEMT_RETURN_IF_ERROR(IdsOfText(part, &sources->back(), &unused));  // a lone character may still be cut
   }
   *warning = "the source has " + std::to_string(length) + " tokens, more than the limit of " +
@@ -278,15 +280,11 @@ Status TextTranslator::TranslateTextsCached(const std::string* texts, size_t cou
   const Status call = impl_->TranslateSentences(split.data(), split.size(), decode, &split_results, return_scores,
                                                 nullptr, cache, document, &split_ids);
   if (!call.ok()) return FailAll(call, results);
-  std::vector<size_t> split_words(split.size(), 0);
-  for (const TextParts& p : parts) {
-    for (size_t k = 0; k < p.count; ++k) split_words[p.first + k] = p.words[k];
-  }
   for (size_t i = 0; i < count; ++i) {
     if (parts[i].count == 0)
       (*results)[i] = std::move(split_results[parts[i].first]);
     else
-      JoinParts(split_results, parts[i], split_words, &split_ids, &(*results)[i]);
+      JoinParts(split_results, parts[i], &split_ids, &(*results)[i]);
   }
   return Status::Ok();
 }
@@ -302,8 +300,7 @@ Status TextTranslator::Impl::TranslateSentences(const std::string* texts, size_t
   const size_t limit = static_cast<size_t>(translator->options().max_source_length);
   std::vector<std::vector<int32_t>> sources(count);
   std::vector<std::vector<int32_t>> prefixes(target_prefixes != nullptr ? count : 0);
-  std::vector<TextParts> parts(count);          // a long source's parts among `sources`
-  std::vector<size_t> part_words(count, 0);     // per source, the words of its text (a part's)
+  std::vector<TextParts> parts(count);  // a long source's parts among `sources`
   if (source_lengths != nullptr) source_lengths->assign(count, 0);
   for (size_t i = 0; i < count; ++i) {
     TextResult& r = (*results)[i];
@@ -311,9 +308,7 @@ Status TextTranslator::Impl::TranslateSentences(const std::string* texts, size_t
     if (IsBlank(texts[i]) || !r.status.ok()) continue;
     r.status = IdsOfText(texts[i], &sources[i], &r.warning, /*limit=*/!split);
     if (!split || !r.status.ok() || sources[i].size() <= limit) continue;
-    parts[i].first = sources.size();
-    r.status = SplitLong(texts[i], sources[i].size(), &sources, &part_words, &r.warning);
-    parts[i].count = sources.size() - parts[i].first;
+    r.status = SplitLong(texts[i], sources[i].size(), &sources, &parts[i], &r.warning);
     sources[i].clear();  // translated as its parts
   }
   if (source_lengths != nullptr) {
@@ -325,7 +320,7 @@ Status TextTranslator::Impl::TranslateSentences(const std::string* texts, size_t
   results->resize(sources.size());
   TranslatePrepared(sources, target_prefixes != nullptr ? &prefixes : nullptr, decode, return_scores, results, cache);
   for (size_t i = 0; i < count; ++i) {
-    if (parts[i].count > 0) JoinParts(*results, parts[i], part_words, nullptr, &(*results)[i]);
+    if (parts[i].count > 0) JoinParts(*results, parts[i], nullptr, &(*results)[i]);
   }
   results->resize(count);
   return Status::Ok();

@@ -12,6 +12,7 @@
 #include "edgemt/text_translator.h"
 #include "edgemt/tokenizer.h"
 #include "planned_translator.h"
+#include "text_parts.h"
 #include "translation_cache.h"
 
 namespace edgemt {
@@ -113,10 +114,10 @@ struct TextTranslator::Impl {
   }
 
   // A text whose `ids` pass the length limit, split into parts that fit
-  // (long_text.h), appended to `sources` as their ids, with a warning.
-  // part_words gets each part's number of words (what spaces separate).
+  // (long_text.h), appended to `sources` as their ids, with a warning;
+  // parts->first, count and words say where they are.
   Status SplitLong(std::string_view text, size_t length, std::vector<std::vector<int32_t>>* sources,
-                   std::vector<size_t>* part_words, std::string* warning) const;
+                   TextParts* parts, std::string* warning) const;
 
   Status CheckIds(std::vector<int32_t>* ids, std::string* warning) const {
     const int vocab = model->config().source_vocab_size;

@@ -89,9 +89,10 @@ TEST_CASE("text parts: results joined with the paragraph's glue, ids and alignme
   parts.first = 0;
   parts.count = 2;
   parts.glue = {" ", "  ", "!"};
-  const std::vector<size_t> words = {3, 3}, ids = {4, 5};
+  parts.words = {3, 3};
+  const std::vector<size_t> ids = {4, 5};
   TextResult joined;
-  JoinParts(results, parts, words, &ids, &joined);
+  JoinParts(results, parts, &ids, &joined);
   REQUIRE(joined.status.ok());
   REQUIRE(joined.hypotheses.size() == 1);
   const TextHypothesis& h = joined.hypotheses[0];
@@ -111,15 +112,16 @@ TEST_CASE("text parts: results joined with the paragraph's glue, ids and alignme
   // token-level alignments left out without the parts' ids.
   TextParts long_parts;
   long_parts.count = 2;
+  long_parts.words = {3, 3};
   TextResult long_joined;
-  JoinParts(results, long_parts, words, nullptr, &long_joined);
+  JoinParts(results, long_parts, nullptr, &long_joined);
   CHECK(long_joined.hypotheses[0].text == "Ein Hund. Zwei Frauen sitzen.");
   CHECK(long_joined.hypotheses[0].alignments.empty());
 
   // A failed part fails the whole, with its status.
   results[1].status = Status(StatusCode::kInvalidArgument, "too long");
   TextResult failed;
-  JoinParts(results, parts, words, &ids, &failed);
+  JoinParts(results, parts, &ids, &failed);
   CHECK(failed.status.code() == StatusCode::kInvalidArgument);
   CHECK(failed.hypotheses.empty());
 }

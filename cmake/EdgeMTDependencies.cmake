@@ -28,6 +28,20 @@ elseif(CMAKE_CROSSCOMPILING)
 else()
   set(_edgemt_kernel_target host)
 endif()
+# Runs tools/kernel-deps.sh TARGET and sets OUT to the prefix it prints last.
+function(edgemt_kernel_deps target out)
+  execute_process(
+    COMMAND ${PROJECT_SOURCE_DIR}/tools/kernel-deps.sh ${target}
+    OUTPUT_VARIABLE output
+    RESULT_VARIABLE result)
+  if(NOT result EQUAL 0)
+    message(FATAL_ERROR "EdgeMT: tools/kernel-deps.sh ${target} failed")
+  endif()
+  string(STRIP "${output}" output)
+  string(REGEX REPLACE ".*\n" "" prefix "${output}")
+  set(${out} "${prefix}" PARENT_SCOPE)
+endfunction()
+
 # The script runs at every configure unless the prefix was given (it takes
 # a fraction of a second when the build is cached), so that a change to
 # its flags or versions reaches existing build trees too.
@@ -35,15 +49,7 @@ if(NOT EDGEMT_KERNEL_DEPS_PREFIX OR EDGEMT_KERNEL_DEPS_PREFIX STREQUAL _EDGEMT_K
    OR NOT EXISTS "${EDGEMT_KERNEL_DEPS_PREFIX}/.complete")
   message(STATUS "EdgeMT: XNNPACK, pthreadpool, cpuinfo and SentencePiece for ${_edgemt_kernel_target} (tools/kernel-deps.sh; "
                  "the first build of a target takes a few minutes)")
-  execute_process(
-    COMMAND ${PROJECT_SOURCE_DIR}/tools/kernel-deps.sh ${_edgemt_kernel_target}
-    OUTPUT_VARIABLE _edgemt_kernel_output
-    RESULT_VARIABLE _edgemt_kernel_result)
-  if(NOT _edgemt_kernel_result EQUAL 0)
-    message(FATAL_ERROR "EdgeMT: tools/kernel-deps.sh ${_edgemt_kernel_target} failed")
-  endif()
-  string(STRIP "${_edgemt_kernel_output}" _edgemt_kernel_output)
-  string(REGEX REPLACE ".*\n" "" _edgemt_kernel_prefix "${_edgemt_kernel_output}")
+  edgemt_kernel_deps(${_edgemt_kernel_target} _edgemt_kernel_prefix)
   set(EDGEMT_KERNEL_DEPS_PREFIX "${_edgemt_kernel_prefix}" CACHE PATH
     "Prefix of the static XNNPACK, pthreadpool, cpuinfo and SentencePiece (tools/kernel-deps.sh)" FORCE)
   set(_EDGEMT_KERNEL_DEPS_BUILT "${_edgemt_kernel_prefix}" CACHE INTERNAL "the prefix kernel-deps.sh gave")
@@ -54,15 +60,7 @@ message(STATUS "EdgeMT: kernels from ${EDGEMT_KERNEL_DEPS_PREFIX}")
 # that libFuzzer sees coverage in the tokenizer's parser of model bytes.
 set(_edgemt_sentencepiece_prefix ${EDGEMT_KERNEL_DEPS_PREFIX})
 if(EDGEMT_FUZZ AND EDGEMT_WITH_SENTENCEPIECE)
-  execute_process(
-    COMMAND ${PROJECT_SOURCE_DIR}/tools/kernel-deps.sh sentencepiece-fuzz
-    OUTPUT_VARIABLE _edgemt_fuzz_output
-    RESULT_VARIABLE _edgemt_fuzz_result)
-  if(NOT _edgemt_fuzz_result EQUAL 0)
-    message(FATAL_ERROR "EdgeMT: tools/kernel-deps.sh sentencepiece-fuzz failed")
-  endif()
-  string(STRIP "${_edgemt_fuzz_output}" _edgemt_fuzz_output)
-  string(REGEX REPLACE ".*\n" "" _edgemt_sentencepiece_prefix "${_edgemt_fuzz_output}")
+  edgemt_kernel_deps(sentencepiece-fuzz _edgemt_sentencepiece_prefix)
   message(STATUS "EdgeMT: SentencePiece instrumented for fuzzing, from ${_edgemt_sentencepiece_prefix}")
 endif()
 

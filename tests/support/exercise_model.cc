@@ -78,23 +78,23 @@ ExerciseResult ExerciseModelBytes(const uint8_t* data, size_t size) {
   const size_t max_target = static_cast<size_t>(options.max_target_length);
 
   TokenIds outputs[2];
-  std::vector<int32_t> alone;
   DecodeOptions fixed;
   fixed.min_length = fixed.max_length = options.max_target_length;
   for (const DecodeOptions& decode : {DecodeOptions(), fixed}) {
     result.status = translator.Translate(sources, 1, outputs, decode);
     if (result.status.ok()) {
       result.broken = CheckOutputs(outputs, 1, config, max_target);
-      alone.assign(outputs[0].data, outputs[0].data + outputs[0].size);
       if (result.broken.empty()) result.status = translator.Translate(sources, 2, outputs, decode);
     }
     if (!result.status.ok()) {
       result.broken = "Translate failed on a model that loaded: " + result.status.ToString();
       return result;
     }
+    // The batch is held to the same promises, not to the sentence's output
+    // alone: damaged weights can tie two scores to the last bit, where ARM's
+    // one-row and many-row kernels round apart (undamaged models' batches are
+    // checked against their sentences in unit/alignment_test.cc and tests/e2e).
     if (result.broken.empty()) result.broken = CheckOutputs(outputs, 2, config, max_target);
-    if (result.broken.empty() && std::vector<int32_t>(outputs[0].data, outputs[0].data + outputs[0].size) != alone)
-      result.broken = "a batch gave another output than the sentence alone";
     if (!result.broken.empty()) return result;
   }
   return result;

@@ -192,7 +192,8 @@ TEST_CASE("allocation failures: the C API" * doctest::skip(!testing::CanFailAllo
     edgemt_model_free(model);
     return status;
   });
-  Report("C API: edgemt_model_load_from_memory and edgemt_translator_create", sweep, 92);
+  // One fewer on 32-bit ARM (armhf), whose libraries allocate one block less here.
+  Report("C API: edgemt_model_load_from_memory and edgemt_translator_create", sweep, sizeof(void*) == 4 ? 91 : 92);
 }
 
 }  // namespace

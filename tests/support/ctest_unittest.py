@@ -12,6 +12,7 @@ error, so a renamed test cannot drop out of the suite unnoticed.
 import argparse
 import os
 import sys
+import time
 import unittest
 
 # Under ASan (python/CMakeLists.txt) the sanitizer runtime is preloaded into
@@ -34,6 +35,22 @@ def method_name(test):
     return getattr(test, "_testMethodName", str(test))
 
 
+class TimedResult(unittest.TextTestResult):
+    """Keeps each test's seconds, its class's set-up counted in its first
+    test: what the suite's time budget (tests/README.md) is read from."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.last = time.monotonic()
+        self.seconds = []
+
+    def stopTest(self, test):
+        super().stopTest(test)
+        now = time.monotonic()
+        self.seconds.append((now - self.last, method_name(test)))
+        self.last = now
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("module")
@@ -49,7 +66,10 @@ def main():
         return 1
     selected = [t for t in loaded if (not args.only or method_name(t) in args.only)
                 and method_name(t) not in args.exclude]
-    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout).run(unittest.TestSuite(selected))
+    result = unittest.TextTestRunner(verbosity=2, stream=sys.stdout, resultclass=TimedResult).run(
+        unittest.TestSuite(selected))
+    print("ctest_unittest.py: seconds per test, the longest first:",
+          ", ".join("%s %.1f" % (name, seconds) for seconds, name in sorted(result.seconds, reverse=True)))
     if not result.wasSuccessful():
         return 1
     # A module-level SkipTest (setUpModule) shows up as one skipped "test".

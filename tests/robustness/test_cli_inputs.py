@@ -32,8 +32,9 @@ MAKE_MODEL = os.path.join(BIN, "edgemt-make-test-model")
 EMULATOR = os.environ.get("EDGEMT_EMULATOR", "").split()
 TRANSLATE_COMMAND = EMULATOR + [TRANSLATE]
 MAKE_MODEL_COMMAND = EMULATOR + [MAKE_MODEL]
-# Slow runs (sanitizers, emulation) get smaller hostile inputs.
-SMALL_INPUTS = bool(os.environ.get("EDGEMT_SANITIZED") or EMULATOR)
+# Slow runs get smaller hostile inputs: an eighth under the sanitizers (about 5x slower), a
+# 32nd under qemu (10-50x; there the hostile cases took minutes at an eighth).
+SHRINK = 32 if EMULATOR else 8 if os.environ.get("EDGEMT_SANITIZED") else 1
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 REAL_MODEL = os.path.join(REPO, "models", "multi30k-ende.int8.edgemt")
 
@@ -316,17 +317,19 @@ class TextInputs(CliCase):
         """--document and --html on what no page should hold: every input line
         comes out, the markup unchanged, nothing refused as a whole."""
         tags = re.compile(rb"<[^<>]*>")
-        # Under the sanitizers (about 5x slower) and qemu a 128 KB paragraph stands for the 1 MB one.
-        paragraph = (1 << 17) if SMALL_INPUTS else (1 << 20)
+        # Under the sanitizers a 128 KB paragraph stands for the 1 MB one, under qemu 32 KB, and
+        # fewer tags and words for the 5,000 and 33,000 (SHRINK).
+        paragraph = (1 << 20) // SHRINK
+        tag_count, word_count = 5000 // max(1, SHRINK // 8), 33000 // max(1, SHRINK // 8)
         cases = {
             # A 1 MB paragraph without a sentence end: split where it fits, translated whole.
             "paragraph": ("the quick brown fox " * 52429)[:paragraph] + "\n",
             # 10,000 inline tags around words, and unclosed and stray ones.
-            "tags": "<p>" + " ".join("<b>a</b> <i>man" for _ in range(5000)) + "</p>\n",
+            "tags": "<p>" + " ".join("<b>a</b> <i>man" for _ in range(tag_count)) + "</p>\n",
             "unclosed": "<p>a <b>man <i>the <a href='x'>dog</p> </b></b></span> two <women\n",
             # 100,000 nested tags, and a 100,000-word sentence with a tag around most of it.
             "nested": "<p>" + "<b>" * 100000 + "a man" + "</b>" * 100000 + "</p>\n",
-            "wide": "<p>the <i>" + "quick brown fox " * 33000 + "</i> dog</p>\n",
+            "wide": "<p>the <i>" + "quick brown fox " * word_count + "</i> dog</p>\n",
             "binary": random.Random(98).randbytes(16 * 1024).replace(b"\n", b" ") + b"\n",
         }
         for name, data in cases.items():
@@ -378,7 +381,7 @@ class RealModelTextInputs(unittest.TestCase):
         self.assertEqual(lines[1:3], [b"", b""])
 
     def test_long_and_garbage_lines(self):
-        garbage = random.Random(7).randbytes(2 * 1024 if SMALL_INPUTS else 16 * 1024)
+        garbage = random.Random(7).randbytes(16 * 1024 // SHRINK)
         data = b"A dog runs.\n" + b"a dog " * 2000 + b"\n" + garbage + b"\nA dog runs.\n"
         code, lines, err = self.translate(data, "--batch-size", "4")
         self.assertEqual(code, 0, err)

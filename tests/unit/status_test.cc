@@ -27,3 +27,10 @@ TEST_CASE("a result holds a value or a status") {
   CHECK_FALSE(bad.ok());
   CHECK(bad.status().code() == StatusCode::kNotFound);
 }
+
+TEST_CASE("a result made of an ok status is an internal error, never ok without a value") {
+  Result<int> none(Status::Ok());
+  CHECK_FALSE(none.ok());
+  CHECK_FALSE(none.status().ok());
+  CHECK(none.status().code() == StatusCode::kInternal);
+}

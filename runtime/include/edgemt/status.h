@@ -41,7 +41,11 @@ template <typename T>
 class Result {
  public:
   Result(T value) : value_(std::move(value)), has_value_(true) {}  // NOLINT: implicit by design
-  Result(Status status) : status_(std::move(status)) {}            // NOLINT: implicit by design
+  // An ok Status holds no value: it is refused as an internal error, so that
+  // ok() and status().ok() never disagree.
+  Result(Status status)  // NOLINT: implicit by design
+      : status_(status.ok() ? Status(StatusCode::kInternal, "a result was made of an ok status, without a value")
+                            : std::move(status)) {}
 
   bool ok() const { return has_value_; }
   const Status& status() const { return status_; }

@@ -1,5 +1,7 @@
 /* EdgeMT's C API: offline translation for any language with a C FFI (JNI,
- * Swift, Dart, Rust, Go, ...). Pure C99; also compiles as C++.
+ * Swift, Dart, Rust, Go, ...). Pure C99; also compiles as C++. This header
+ * is the C API only, not an umbrella of the C++ one: C++ callers include
+ * the headers beside it (edgemt/model.h, edgemt/translator.h, ...).
  *
  * Every function that can fail returns an edgemt_status; the message of the
  * last failure on the calling thread is edgemt_last_error(). Nothing aborts

@@ -62,7 +62,7 @@ declare -A slice=([Haswell]="EDGEMT_FLOAT32_SENTENCES=3 EDGEMT_DEV_SENTENCES=100
 # code qemu runs slowest, also leaves to Nehalem and the native run the text layer's cases (the
 # tokenizer's: 101 of its 536 s) and the thread pool's (1 and 2 threads: 176 s), which sit above
 # the kernels; it runs every other case, each on XNNPACK's AVX2 kernels.
-sweeps="$(grep -v '^#' "$root/tests/unit/sweeps.txt" | paste -sd, -)"
+sweeps="$(grep '^[^#]' "$root/tests/unit/sweeps.txt" | paste -sd, -)"
 declare -A unit_excludes=([Nehalem]="$sweeps" [Haswell]="$sweeps,tokenizer:*,the output is the same with 1 and 2 threads")
 declare -A whole_set_checks=(
   [multi30k_int8]="--exclude test_bleu_within_a_fifth_of_a_point_of_float32 --exclude test_most_sentences_identical_to_float32"
@@ -106,9 +106,8 @@ for cpu in "${cpus[@]}"; do
 done
 [ $failed -eq 0 ] || { echo "x86-cpus: 0 passed, $failed failed"; exit 1; }
 
-# The parts two at a time (a core each), the longest first: Haswell's unit suite and e2e
-# modules, then Nehalem's (measured alone: Haswell's unit suite ~4.5 min, its e2e ~4, Nehalem's
-# e2e ~3.5, its unit suite ~1).
+# The parts two at a time (a core each), the longest first: Haswell's, then Nehalem's
+# (tests/README.md has their times).
 parts=()
 for part in "Haswell unit" "Haswell e2e" "Nehalem e2e" "Nehalem unit"; do
   [[ " ${cpus[*]} " == *" ${part%% *} "* ]] && parts+=("$part")

@@ -62,7 +62,11 @@ class Documents(unittest.TestCase):
         cls.tmp.cleanup()
 
     def translate(self, text, *extra):
-        return run(emulated("edgemt-translate") + ["--model", EXAMPLE_INT8] + list(extra), stdin=text).stdout
+        # One thread: CTest runs two tests at a time on CI's two cores, and a second thread's
+        # pool spinning beside another test made this module 489 s instead of tens (the
+        # output does not depend on the thread count: unit tests check that).
+        return run(emulated("edgemt-translate") + ["--model", EXAMPLE_INT8, "--threads", "1"] + list(extra),
+                   stdin=text).stdout
 
     def test_paragraph_boundaries(self):
         ends = run(emulated("edgemt-split-sentences") + ["en"], stdin="".join(p + "\n" for p in self.paragraphs))

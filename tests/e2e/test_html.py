@@ -150,7 +150,8 @@ class Html(unittest.TestCase):
         for i in range(SNIPPETS):
             start = rng.randrange(len(en) - 2)
             cls.inputs.append(snippet(en[start:start + rng.randint(1, 2)], rng, i))
-        result = run(emulated("edgemt-translate") + ["--model", EXAMPLE_INT8, "--html"],
+        # One thread: test_documents.py says why.
+        result = run(emulated("edgemt-translate") + ["--model", EXAMPLE_INT8, "--html", "--threads", "1"],
                      stdin="".join(s + "\n\n" for s in cls.inputs))
         cls.stderr = result.stderr
         cls.outputs = result.stdout.split("\n\n")[:-1]
@@ -167,7 +168,7 @@ class Html(unittest.TestCase):
     def test_text_is_the_translation_of_the_text(self):
         sources = [parse(s).blocks for s in self.inputs]
         flat = [b for blocks in sources for b in blocks]
-        translated = run(emulated("edgemt-translate") + ["--model", EXAMPLE_INT8, "--document"],
+        translated = run(emulated("edgemt-translate") + ["--model", EXAMPLE_INT8, "--document", "--threads", "1"],
                          stdin="".join(b + "\n\n" for b in flat)).stdout.split("\n\n")[:-1]
         self.assertEqual(len(translated), len(flat))
         k = 0

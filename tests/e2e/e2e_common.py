@@ -67,3 +67,10 @@ def bleu_of_lines(lines, path, reference=DEV_DE):
 def read_lines(path):
     with open(path, encoding="utf-8") as f:
         return f.read().split("\n")[:-1]
+
+
+def decoded(id_lines):
+    """Lines of output ids as text: the Multi30k model's SentencePiece model decodes them."""
+    import sentencepiece
+    processor = sentencepiece.SentencePieceProcessor(model_file=os.path.join(MULTI30K, "spm.model"))
+    return [processor.decode([int(i) for i in line.split()]) for line in id_lines]

@@ -336,7 +336,7 @@ class ExportedVariants(unittest.TestCase):
                 "--beam-size", str(beam), "--max-length", str(self.MAX_LENGTH), "--min-length", "1"],
                 stdin=text).stdout
             return out.split("\n")[:-1]
-        return self.once(("edgemt", model, os.path.getmtime(model), ids, beam), decode)
+        return self.once(("edgemt", model, ids, beam), decode)
 
     def ct2_ids(self, model_dir, ids, beam, compute_type="default"):
         def decode():

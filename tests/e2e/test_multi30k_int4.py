@@ -18,8 +18,8 @@ import sys
 import tempfile
 import unittest
 
-from e2e_common import (DEV_EN, DEV_SENTENCES, EXAMPLE_INT8, MULTI30K, REFERENCE, bleu_of_lines, convert, emulated,
-                        need_shared, read_lines, run)
+from e2e_common import (DEV_EN, DEV_SENTENCES, EXAMPLE_INT8, MULTI30K, REFERENCE, bleu_of_lines, convert, decoded,
+                        emulated, need_shared, read_lines, run)
 
 FLOAT32_REFERENCE_BLEU = 36.57
 # Measured 56.8%: 4-bit weights flip about four in ten greedy outputs to another
@@ -92,12 +92,6 @@ class Multi30kInt4(unittest.TestCase):
         # kernel's FMAs and packing order (docs/int4.md) and float sums in attention flip near-ties.
         self.assertGreaterEqual(same, 0.95)
 
-
-def decoded(id_lines):
-    """Lines of output ids as text: the model's SentencePiece model decodes them."""
-    import sentencepiece
-    processor = sentencepiece.SentencePieceProcessor(model_file=os.path.join(MULTI30K, "spm.model"))
-    return [processor.decode([int(i) for i in line.split()]) for line in id_lines]
 
 if __name__ == "__main__":
     unittest.main()

@@ -26,8 +26,8 @@ import sys
 import tempfile
 import unittest
 
-from e2e_common import (DEV_EN, DEV_SENTENCES, EXAMPLE_INT8, MULTI30K, REFERENCE, REPO, bleu_of_lines, emulated,
-                        need_shared, read_lines, run)
+from e2e_common import (DEV_EN, DEV_SENTENCES, EXAMPLE_INT8, MULTI30K, REFERENCE, REPO, bleu_of_lines, decoded,
+                        emulated, need_shared, read_lines, run)
 
 FLOAT32_REFERENCE_BLEU = 36.57
 # The x86-64 runtime's int8 output ids for reference/dev.src.ids (any batch
@@ -122,13 +122,6 @@ class Multi30kInt8(unittest.TestCase):
                                                            "--output-ids", "--batch-size", "8"],
                            stdin="".join(sources)).stdout.split("\n")[:-1]
         return cls._ids
-
-
-def decoded(id_lines):
-    """Lines of output ids as text: the model's SentencePiece model decodes them."""
-    import sentencepiece
-    processor = sentencepiece.SentencePieceProcessor(model_file=os.path.join(MULTI30K, "spm.model"))
-    return [processor.decode([int(i) for i in line.split()]) for line in id_lines]
 
 
 if __name__ == "__main__":

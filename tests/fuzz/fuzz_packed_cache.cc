@@ -19,8 +19,8 @@
 
 #include "edgemt/model.h"
 #include "edgemt/translator.h"
-#include "model_state.h"
-#include "packed_cache_file.h"
+#include "model/model_state.h"
+#include "packing/packed_file.h"
 #include "test_model.h"
 
 namespace {
@@ -73,7 +73,7 @@ Fixture& GetFixture() {
     if (mkdtemp(pattern) == nullptr) Broken("mkdtemp failed");
     f->dir = pattern;
     auto model = Load(*f);
-    f->cache_path = PackedCachePath(f->dir, PackedCacheKey(StateOf(*model).bytes.Identity()));
+    f->cache_path = PackedFilePath(f->dir, PackedFileKey(StateOf(*model).bytes.Identity()));
     f->expected = Translate(*Create(model, f->dir));
     std::ifstream in(f->cache_path, std::ios::binary);
     f->good_cache.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());

@@ -10,11 +10,11 @@
 #include <string>
 #include <string_view>
 
-#include "document_layout.h"
-#include "html_layout.h"
-#include "html_scanner.h"
-#include "long_text.h"
-#include "sentence_splitter.h"
+#include "document/document_layout.h"
+#include "html/html_layout.h"
+#include "html/html_scanner.h"
+#include "text/long_text.h"
+#include "text/sentence_splitter.h"
 
 namespace {
 

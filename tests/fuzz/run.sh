@@ -21,7 +21,7 @@
 # build-fuzz/artifacts/TARGET-crash-*: reproduce it with
 #   build-fuzz/bin/TARGET build-fuzz/artifacts/TARGET-crash-...
 # then fix the runtime and move the file to tests/fuzz/regressions/ with the
-# status the unit test must see (tests/unit/fuzz_regressions_test.cc).
+# status the unit test must see (tests/unit/across_layers/fuzz_regressions_test.cc).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="$root/build-fuzz"

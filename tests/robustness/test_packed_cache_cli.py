@@ -37,7 +37,7 @@ MODEL_ARGS = ["--d-model", "16", "--heads", "2", "--d-ff", "32", "--layers", "1"
 INPUT = b"5 6 7 3\n8 9 3 10 11 12 3\n\n13 14 15 16 3 17 18 3 19 3\n4 3\n"
 INPUT_LINES = 5
 
-# The file layout of runtime/src/packed_cache_file.cc: FileHeader (magic,
+# The file layout of runtime/src/packing/packed_file.cc: FileHeader (magic,
 # format, key_bytes, entry_count, data_offset, data_bytes, file_bytes,
 # table_hash, header_hash), the key text, the entry table (FileEntry: layer,
 # seed, reserved, offset, size, hash), then the packed data.

@@ -93,7 +93,7 @@ ExerciseResult ExerciseModelBytes(const uint8_t* data, size_t size) {
     // The batch is held to the same promises, not to the sentence's output
     // alone: damaged weights can tie two scores to the last bit, where ARM's
     // one-row and many-row kernels round apart (undamaged models' batches are
-    // checked against their sentences in unit/alignment_test.cc and tests/e2e).
+    // checked against their sentences in unit/text/word_level_test.cc and tests/e2e).
     if (result.broken.empty()) result.broken = CheckOutputs(outputs, 2, config, max_target);
     if (!result.broken.empty()) return result;
   }

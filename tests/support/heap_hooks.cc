@@ -108,7 +108,7 @@ void free(void* p) {
 
 #if defined(__x86_64__) || defined(__aarch64__)
 // Anonymous mappings are memory too: EdgeMT maps the packed weights' huge
-// pages itself (runtime/src/page_memory.h). glibc's own mmap calls (malloc's,
+// pages itself (runtime/src/memory/page_memory.h). glibc's own mmap calls (malloc's,
 // thread stacks') do not come here. Where off_t is 64 bits only, so that this
 // signature is mmap's, and mmap64 the same function.
 void* mmap(void* address, size_t length, int protection, int flags, int fd, long offset) {

@@ -1,5 +1,5 @@
 // edgemt-split-sentences: the document layer's sentence splitter
-// (runtime/src/sentence_splitter.h) on each input line, for the tests that
+// (runtime/src/text/sentence_splitter.h) on each input line, for the tests that
 // measure it on the Multi30k dev paragraphs.
 //
 //   edgemt-split-sentences LANGUAGE < text
@@ -10,7 +10,7 @@
 #include <iostream>
 #include <string>
 
-#include "sentence_splitter.h"
+#include "text/sentence_splitter.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

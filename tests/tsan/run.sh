@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ThreadSanitizer run of the whole unit suite (with its threads: one Model
-# shared by 16 translators on their threads in tests/unit/concurrency_test.cc,
+# shared by 16 translators on their threads in tests/unit/across_layers/concurrency_test.cc,
 # translators with 2-thread pools) and of the C API test (two threads taking
 # turns on one translator; tests/c_api/).
 #
@@ -12,7 +12,7 @@
 # accesses only through what our code does, and not the synchronization
 # inside them; tests/tsan/suppressions.txt lists (and explains) what that
 # makes it report. EdgeMT's own tasks on the pool (ParallelFor in
-# runtime/src/thread_pool.h) tell TSan the ordering pthreadpool gives them.
+# runtime/src/base/thread_pool.h) tell TSan the ordering pthreadpool gives them.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 build="$root/build-tsan"

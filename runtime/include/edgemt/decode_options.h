@@ -11,7 +11,7 @@
 namespace edgemt {
 
 // A new field that changes outputs must join the translation cache's key
-// (TranslationCache::KeyOf in runtime/src/translation_cache.cc).
+// (TranslationCache::KeyOf in runtime/src/text/translation_cache.cc).
 struct DecodeOptions {
   // Stop after this many output ids; 0: min(2 * source length + 10,
   // max_target_length) for each sentence, as the reference decoder does.

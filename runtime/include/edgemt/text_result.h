@@ -1,7 +1,7 @@
 // What the text layer (text_translator.h) returns: per source, its
 // translations with their ids, scores, alignments and confidences; and
 // what its translation caches report. Plain values, below the translator,
-// so that the cache (runtime/src/translation_cache.h) needs no more.
+// so that the cache (runtime/src/text/translation_cache.h) needs no more.
 #pragma once
 
 #include <cstddef>

@@ -46,7 +46,7 @@ enum class Sentences { kSplit, kOnePerText };
 // A source longer than max_source_length: its first max_source_length - 1
 // ids and </s> are translated (with a warning), or it fails, or (texts) it
 // is split at its best inner boundaries into parts that fit (after a
-// semicolon or colon, then a comma, then a space; runtime/src/long_text.h)
+// semicolon or colon, then a comma, then a space; runtime/src/text/long_text.h)
 // and translated whole: the parts' translations joined with a space, with
 // a warning. TranslateDocument splits unless kError.
 enum class LongInput { kTruncate, kError, kSplit };
@@ -110,6 +110,16 @@ class TextTranslator {
   Status ScoreIds(const std::vector<int32_t>* sources, const std::vector<int32_t>* targets, size_t count,
                   std::vector<TextResult>* results);
 
+  // Which translation cache TranslateSentences goes through: the one of
+  // TranslateTexts (cache_bytes), the one of documents
+  // (document_cache_bytes), or none.
+  enum class SentenceCache { kTexts, kDocuments, kNone };
+  // Sentences a caller has split already (the document and HTML layers),
+  // each translated as one source through the chosen cache; a sentence
+  // longer than max_source_length is split unless long_input is kError.
+  Status TranslateSentences(const std::string* sentences, size_t count, const DecodeOptions& decode,
+                            SentenceCache cache, std::vector<TextResult>* results);
+
   // One text, decoded greedily or by sampling (beam_size 1): on_piece gets
   // the output text as the decoder produces it. Pieces are whole UTF-8
   // characters, and their concatenation is exactly result->hypotheses[0].text.
@@ -145,10 +155,6 @@ class TextTranslator {
                               std::vector<TextResult>* results, bool return_scores,
                               const std::string* target_prefixes, TranslationCache* cache, bool document,
                               Sentences sentences);
-  TranslationCache* document_cache() const;  // null when there is none
-  // The document and HTML layers' way in (runtime/src/document_access.h):
-  // their sentences go through the document cache.
-  friend struct DocumentAccess;
 
   struct Impl;
   explicit TextTranslator(std::unique_ptr<Impl> impl);

@@ -28,7 +28,7 @@ struct TranslationProfile {
   double embedding_ms = 0;    // token lookup and positions
   double other_ms = 0;        // activation quantization, activations, argmax
   long parallel_products = 0; // linear layers run on the thread pool
-  double cache_reorder_ms = 0;  // beam search: cache slots copied for branching hypotheses (part of other_ms)
+  double cache_reorder_ms = 0;  // beam search: history slots copied for branching hypotheses (part of other_ms)
 };
 
 // Receives each new piece of a streamed translation; returning false stops it.

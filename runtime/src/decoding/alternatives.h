@@ -7,13 +7,13 @@
 // decodes count x num_hypotheses completions as one batch (greedy.h or
 // beam_search.h), each with its sentence's prefix and its alternative's
 // id as a prefix that the score leaves out (DecodingJob::completing); the
-// prefixes are computed again there: a few steps, and no cache copies.
+// prefixes are computed again there: a few steps, and no history copies.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "arena.h"
+#include "memory/arena.h"
 #include "decoding/beam_search.h"
 #include "decoding/decoding_job.h"
 #include "decoding/greedy.h"

@@ -271,10 +271,10 @@ void BeamBuffers::Plan(size_t batch, size_t beam, size_t max_target, ArenaLayout
   layout->Add(&order, rows);
   layout->Add(&live, batch);
   layout->Add(&next_tokens, rows);
-  layout->Add(&cache_slots, rows);
-  layout->Add(&old_cache_slots, beam);
+  layout->Add(&history_slots, rows);
+  layout->Add(&old_history_slots, beam);
   layout->Add(&slot_kept, beam);
-  layout->Add(&cache_copies, beam);
+  layout->Add(&history_copies, beam);
   layout->Add(&choosing, rows);
   layout->Add(&normalizers, rows);
 }
@@ -310,7 +310,7 @@ size_t GatherRows(const DecodingJob& job, size_t beam, size_t step, DecodingScra
   for (size_t s = 0; s < job.count; ++s) {
     if (scratch.states[s] != SentenceState::kDecoding) continue;
     for (size_t r = 0; r < RowsOf(job, b, beam, s, step); ++r, ++rows) {
-      scratch.row_slots[rows] = b.cache_slots[s * beam + r];
+      scratch.row_slots[rows] = b.history_slots[s * beam + r];
       scratch.row_tokens[rows] = b.next_tokens[s * beam + r];
     }
   }
@@ -334,7 +334,7 @@ size_t ChoosingRows(const DecodingJob& job, size_t beam, size_t step, const Deco
 }
 
 // Chooses every unfinished sentence's hypotheses after a decoder step and
-// gives those that go on their cache slots (copying a slot for a second child).
+// gives those that go on their history slots (copying a slot for a second child).
 void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int current, StepModel& model,
                 DecodingScratch& scratch, BeamBuffers& b) {
   const bool eos_allowed = step >= static_cast<size_t>(job.options->min_length);
@@ -363,7 +363,7 @@ void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int c
                                                row_alignments, &b, b.next_tokens + first);
       b.live[s] = static_cast<int32_t>(forced.live);
       if (forced.done) scratch.states[s] = SentenceState::kStopped;
-      continue;  // one hypothesis in place: no cache to move
+      continue;  // one hypothesis in place: no history to move
     }
     const OutputColumns columns = model.ColumnsOf(job.SourceIndexOf(s));
     const size_t live = static_cast<size_t>(b.live[s]);
@@ -377,10 +377,10 @@ void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int c
       continue;
     }
     const auto reorder_start = std::chrono::steady_clock::now();
-    std::memcpy(b.old_cache_slots, b.cache_slots + first, rule.beam * sizeof(int32_t));
-    const CacheSlotBuffers slots{b.old_cache_slots, b.cache_slots + first, b.slot_kept, b.cache_copies};
-    const size_t copies = AssignCacheSlots(b.parent + first, result.live, rule.beam, slots);
-    model.CopyCacheSlots(b.cache_copies, copies, step + 1);
+    std::memcpy(b.old_history_slots, b.history_slots + first, rule.beam * sizeof(int32_t));
+    const HistorySlotBuffers slots{b.old_history_slots, b.history_slots + first, b.slot_kept, b.history_copies};
+    const size_t copies = AssignHistorySlots(b.parent + first, result.live, rule.beam, slots);
+    model.CopyHistorySlots(b.history_copies, copies, step + 1);
     if (job.profile != nullptr) job.profile->cache_reorder_ms += MillisecondsSince(reorder_start);
   }
 }
@@ -422,7 +422,7 @@ Status DecodeBeam(const DecodingJob& job, StepModel& model, DecodingScratch& scr
     b.cumulative[s * beam] = 0.0f;
     for (size_t r = 0; r < beam; ++r) {
       b.next_tokens[s * beam + r] = job.config->decoder_start_id;
-      b.cache_slots[s * beam + r] = static_cast<int32_t>(s * beam + r);
+      b.history_slots[s * beam + r] = static_cast<int32_t>(s * beam + r);
     }
   }
   int current = 0;

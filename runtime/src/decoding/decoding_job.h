@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "arena.h"
+#include "memory/arena.h"
 #include "decoding/banned_ids.h"
 #include "decoding/logits_processors.h"
 #include "edgemt/decode_options.h"
@@ -22,7 +22,7 @@ enum class SentenceState : uint8_t { kDecoding, kStopped, kEndedWithEos };
 // Arena buffers both loops use, for `rows` = batch x beam hypotheses.
 struct DecodingScratch {
   int32_t* row_tokens = nullptr;      // [rows] the tokens of the next decoder step's rows
-  int32_t* row_slots = nullptr;       // [rows] and the hypotheses (cache slots) they continue
+  int32_t* row_slots = nullptr;       // [rows] and the hypotheses (history slots) they continue
   int32_t* row_alignments = nullptr;  // [rows] each row's aligned source position (StepModel::alignments)
   SentenceState* states = nullptr;    // [batch]
   float* probs = nullptr;             // [target vocab] sampling and alternatives scratch

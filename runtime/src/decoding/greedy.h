@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "arena.h"
+#include "memory/arena.h"
 #include "decoding/decoding_job.h"
 #include "decoding/step_model.h"
 

@@ -1,6 +1,6 @@
 // What the decoding loops (greedy.h, beam_search.h) ask of the model: one
 // decoder step over the rows they choose, its logits, and, for beam search,
-// copying self-attention cache slots for the hypotheses that branch. The
+// copying history slots for the hypotheses that branch. The
 // translator implements it over the layers; the loops know nothing else of
 // the model's insides.
 #pragma once
@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "decoding/cache_slots.h"
+#include "decoding/history_slots.h"
 #include "edgemt/status.h"
 #include "ops/output_columns.h"
 
@@ -26,7 +26,7 @@ class RowTask {
 class StepModel {
  public:
   // Row r feeds tokens[r] at position `step` to the hypothesis in
-  // self-attention cache slot slots[r], which translates source
+  // history slot slots[r], which translates source
   // slots[r] / per_source. Afterwards logits() holds [rows, target vocab].
   virtual Status Step(const int32_t* tokens, const int32_t* slots, size_t rows, size_t per_source,
                       size_t step) = 0;
@@ -42,8 +42,8 @@ class StepModel {
   virtual float UnlistedLogMass(size_t row) const = 0;
   // Each copy's slot `to` takes the first `positions` keys and values of
   // its slot `from` (no copy's target is another's source). The translator
-  // copies the list of cache rows that hold them, not the rows.
-  virtual void CopyCacheSlots(const CacheCopy* copies, size_t count, size_t positions) = 0;
+  // copies the list of history rows that hold them, not the rows.
+  virtual void CopyHistorySlots(const HistoryCopy* copies, size_t count, size_t positions) = 0;
   // Runs task.Run(i) for every i < count: on the model's threads when its
   // last Step used them (they are awake then), else one after another. Each
   // Run must write only what is its own.

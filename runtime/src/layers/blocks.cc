@@ -1,7 +1,7 @@
 #include "layers/blocks.h"
 
 #include "ops/activation.h"
-#include "profiler.h"
+#include "base/profiler.h"
 
 namespace edgemt {
 

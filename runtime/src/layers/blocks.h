@@ -8,9 +8,9 @@
 
 #include "edgemt/status.h"
 #include "edgemt/types.h"
-#include "model_weights.h"
+#include "model_file/model_weights.h"
 #include "ops/linear.h"
-#include "workspace.h"
+#include "workspace/workspace.h"
 
 namespace edgemt {
 

@@ -7,15 +7,15 @@
 #include "ops/attention.h"
 #include "ops/embedding.h"
 #include "ops/layer_norm.h"
-#include "ops/unlisted_mass.h"
-#include "profiler.h"
-#include "thread_pool.h"
+#include "shortlist/unlisted_mass.h"
+#include "base/profiler.h"
+#include "base/thread_pool.h"
 
 namespace edgemt {
 
-Status Decoder::Configure(const ModelWeights& weights, size_t cache_length, LinearOpList* to_pack) {
+Status Decoder::Configure(const ModelWeights& weights, size_t history_length, LinearOpList* to_pack) {
   weights_ = &weights;
-  cache_length_ = cache_length;
+  history_length_ = history_length;
   const size_t first = to_pack->size();
   const size_t count = weights.decoder_layers.size();
   if (!layers_.Allocate(count) || !cross_linears_.Allocate(count) || !step_linears_.Allocate((kLinearsPerLayer - 1) * count + 1))
@@ -98,7 +98,7 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
   };
 
   for (size_t r = 0; r < count; ++r) {  // each row's key and value at `step` go to its own slot's row
-    const size_t own_row = static_cast<size_t>(slots[r]) * cache_length_ + step;
+    const size_t own_row = static_cast<size_t>(slots[r]) * history_length_ + step;
     workspace.self_history[own_row] = static_cast<int32_t>(own_row);
   }
   for (size_t l = 0; l < layers_.size(); ++l) {
@@ -152,10 +152,8 @@ void Decoder::EstimateUnlistedMass(const float* last, size_t count, Workspace& w
 namespace {
 
 // From this many keys on, a row's heads are split between threads (see
-// HeadGroups). Measured by hand at the opus shape, batch 1, 2 threads, a
-// split at any length against none (edgemt-bench, alternating): 10-30-id
-// sources with the shortlist (int4) 1% slower, 48-id sources 2% faster,
-// 400 ids 8% (tests/bench/ANALYSIS.md, "Long sources").
+// HeadGroups): below it the split costs more than it saves
+// (tests/bench/ANALYSIS.md, "Thresholds in the code").
 constexpr size_t kSplitHeadsFrom = 48;
 
 // The groups of heads each row's attention is split into, each group a task
@@ -196,22 +194,22 @@ void Decoder::AttendSelf(size_t l, const int32_t* slots, size_t count, size_t st
   ScopedTimer timer(context.profile, TimeCategory::kAttention);
   const size_t d = static_cast<size_t>(weights_->config.d_model);
   const size_t heads = static_cast<size_t>(weights_->config.num_heads);
-  const size_t stride = SelfCacheStride(d);
+  const size_t stride = SelfHistoryStride(d);
   const size_t groups = HeadGroups(context.pool, parallel, count, step + 1, heads);
   const size_t width = d / groups;  // a group's columns
-  const AttentionShape shape{heads / groups, d / heads, stride};  // the cache's rows
+  const AttentionShape shape{heads / groups, d / heads, stride};  // the history's rows
   const StackBuffers& b = workspace.decoder;
-  float* cache_keys = workspace.self_keys[l];
-  float* cache_values = workspace.self_values[l];
+  float* history_keys = workspace.self_keys[l];
+  float* history_values = workspace.self_values[l];
   auto attend = [&](size_t thread, size_t task) {  // head group g of row s
     const size_t s = task / groups, at = task % groups * width;
     const float* qkv = b.qkv + s * 3 * d;
-    const size_t first_row = static_cast<size_t>(slots[s]) * cache_length_;
-    // A group stores, then reads, only its own columns of the cache.
-    std::memcpy(cache_keys + (first_row + step) * stride + at, qkv + d + at, width * sizeof(float));
-    std::memcpy(cache_values + (first_row + step) * stride + at, qkv + 2 * d + at, width * sizeof(float));
+    const size_t first_row = static_cast<size_t>(slots[s]) * history_length_;
+    // A group stores, then reads, only its own columns of the history.
+    std::memcpy(history_keys + (first_row + step) * stride + at, qkv + d + at, width * sizeof(float));
+    std::memcpy(history_values + (first_row + step) * stride + at, qkv + 2 * d + at, width * sizeof(float));
     // Causal by construction: the history lists positions 0..step only.
-    const KeyValueRows kv{cache_keys + at, cache_values + at, step + 1, nullptr, workspace.self_history + first_row};
+    const KeyValueRows kv{history_keys + at, history_values + at, step + 1, nullptr, workspace.self_history + first_row};
     AttendOneQuery(shape, qkv + at, kv, b.scores + thread * b.scores_stride, b.context + s * d + at);
   };
   ParallelFor(context.pool, parallel, count * groups, attend);
@@ -243,8 +241,8 @@ void Decoder::AttendCross(size_t l, const int32_t* slots, size_t count, size_t p
 }
 
 void Decoder::CopyHistory(size_t from, size_t to, size_t positions, Workspace& workspace) const {
-  const int32_t* source = workspace.self_history + from * cache_length_;
-  std::memcpy(workspace.self_history + to * cache_length_, source, positions * sizeof(int32_t));
+  const int32_t* source = workspace.self_history + from * history_length_;
+  std::memcpy(workspace.self_history + to * history_length_, source, positions * sizeof(int32_t));
 }
 
 }  // namespace edgemt

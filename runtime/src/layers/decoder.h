@@ -1,11 +1,11 @@
 // The decoder stack, one step at a time: masked self-attention over a
-// key/value cache, cross-attention over keys and values computed once per
+// key/value history, cross-attention over keys and values computed once per
 // batch, feed-forward blocks and the output projection.
 #pragma once
 
 #include "layers/blocks.h"
 #include "ops/output_columns.h"
-#include "ops/shortlisted_projection.h"
+#include "shortlist/shortlisted_projection.h"
 
 namespace edgemt {
 
@@ -24,9 +24,9 @@ class Decoder {
   // The operators a layer adds to `to_pack` (the output projection comes once more).
   static constexpr size_t kLinearsPerLayer =
       SelfAttentionOps::kLinears + CrossAttentionOps::kLinears + FeedForwardOps::kLinears;
-  // `cache_length` is the number of steps the self-attention cache holds.
+  // `history_length` is the number of steps the self-attention history holds.
   // Adds the linear layers to `to_pack`, as Encoder::Configure.
-  Status Configure(const ModelWeights& weights, size_t cache_length, LinearOpList* to_pack);
+  Status Configure(const ModelWeights& weights, size_t history_length, LinearOpList* to_pack);
 
   // Projects workspace.memory ([count * source_length, d]) to every layer's
   // cross-attention keys and values. Uses the encoder's scratch buffers.
@@ -35,10 +35,10 @@ class Decoder {
 
   // Feeds tokens[r] at position `step` for each of `count` rows and writes
   // workspace.logits [count, vocab]. Row r continues the hypothesis in
-  // self-attention cache slot slots[r], which translates source
+  // history slot slots[r], which translates source
   // slots[r] / per_source (beam search: a source's beams share its
   // cross-attention). Only the unfinished hypotheses need rows: the slots
-  // say whose caches they are, so nothing moves when one finishes.
+  // say whose histories they are, so nothing moves when one finishes.
   // With `alignment`, also records each row's aligned source position.
   // With `shortlists` (one per source, the model's shortlist in use), row r
   // gets logits for shortlists[slots[r] / per_source]'s ids only, in its
@@ -55,9 +55,9 @@ class Decoder {
     return shortlisted_projection_.Gather(list, buffer, capacity, used);
   }
 
-  // Beam search: the hypothesis in self-attention cache slot `to` takes the
+  // Beam search: the hypothesis in history slot `to` takes the
   // first `positions` positions of the one in slot `from`: their list of
-  // cache rows (Workspace::self_history), not the keys and values. A row is
+  // history rows (Workspace::self_history), not the keys and values. A row is
   // written once, at its position's step, so branches share their past.
   void CopyHistory(size_t from, size_t to, size_t positions, Workspace& workspace) const;
 
@@ -87,7 +87,7 @@ class Decoder {
                    bool parallel, Workspace& workspace, const RunContext& context, int32_t* alignments) const;
 
   const ModelWeights* weights_ = nullptr;
-  size_t cache_length_ = 0;
+  size_t history_length_ = 0;
   FixedArray<Layer> layers_;
   LinearOp output_projection_;
   ShortlistedProjection shortlisted_projection_;  // the same weights, over a shortlist's rows

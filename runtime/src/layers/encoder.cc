@@ -7,8 +7,8 @@
 #include "ops/embedding.h"
 #include "ops/layer_norm.h"
 #include "ops/sequence_attention.h"
-#include "profiler.h"
-#include "thread_pool.h"
+#include "base/profiler.h"
+#include "base/thread_pool.h"
 
 namespace edgemt {
 

@@ -17,7 +17,7 @@ struct AttentionShape {
 // The keys and values one query attends: key j's row starts at keys +
 // Row(j) * kv_stride and its value's at values + Row(j) * kv_stride, where
 // Row(j) = rows[j], or j when `rows` is null (beam search's hypotheses list
-// the cache rows of their history, which branches share).
+// the history rows of their history, which branches share).
 struct KeyValueRows {
   const float* keys;
   const float* values;

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "model_weights.h"
+#include "model_file/model_weights.h"
 
 namespace edgemt {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "edgemt/model_config.h"
-#include "model_weights.h"
+#include "model_file/model_weights.h"
 
 namespace edgemt {
 

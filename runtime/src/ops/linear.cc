@@ -10,7 +10,7 @@
 
 #include "ops/dequantize.h"
 #include "ops/linear_trace.h"
-#include "profiler.h"
+#include "base/profiler.h"
 
 namespace edgemt {
 

@@ -21,10 +21,10 @@
 
 #include "edgemt/status.h"
 #include "edgemt/types.h"
-#include "fixed_array.h"
-#include "model_weights.h"
+#include "base/fixed_array.h"
+#include "model_file/model_weights.h"
 #include "ops/quantization_params.h"
-#include "packed_weights.h"
+#include "packing/packed_weights.h"
 
 namespace edgemt {
 
@@ -125,34 +125,19 @@ bool AnyRunsInParallel(const ConstLinearOpList& linears, size_t rows);
 Status PackLinears(const LinearOpList& linears, PackedWeights* store, pthreadpool_t pool,
                    const std::function<void(const LinearOp&)>& after_pack);
 
-// Work (multiply-adds) below which a GEMM runs on the calling thread alone.
-// Measured with edgemt-xnnpack-gemm-bench (XNNPACK 2024-11, int8, one row)
-// on a 2-core x86-64: a second thread saves 15-45% from about 200K
-// multiply-adds up (256x1024: 8.1 -> 4.9 us, 256x8000: 62 -> 34 us) and
-// costs time below 100K (256x256: 1.7 -> 2.0 us). Each parallel call also
-// risks a stall of a scheduler tick when the other core is busy, so the
-// threshold sits above the break-even: d_model 256's query-key-value
-// product at beam 4 (4 x 256x768) runs on the pool, its 256x256 products
-// do not below 8 rows. Intel Xeon, 2 threads, Multi30k int8 beam 4 with
-// its shortlist (edgemt-bench, alternating): 1M -> 512K 2.39 -> 2.26 ms a
-// sentence (5 rounds), 512K -> 256K 2.19-2.25 -> 2.39-2.96 ms (4 rounds).
+// When a product uses the thread pool. A second thread pays only above a
+// break-even in multiply-adds, and each parallel call risks a scheduler
+// tick's stall when the other core is busy, so the first threshold sits
+// above the break-even. The measurements behind all three:
+// tests/bench/ANALYSIS.md, "Thresholds in the code".
+// Work (multiply-adds) below which a GEMM runs on the calling thread alone...
 constexpr size_t kMinParallelMacs = size_t{1} << 19;
-// ... but a product of few rows costs streaming its weights, and from 256K
-// weights (256x1024, d_model 512's square products) splitting that stream
-// pays at any row count. On an Intel Xeon (2 cores, AVX-512 VNNI; 2 threads,
-// edgemt-bench, alternating with the 1M rule alone, 4 rounds) it made
-// greedy translation at the OPUS-MT shape 14% faster for int4 with the
-// shortlist, 12% for int8 without it and 20% with it, and Multi30k's 40%
-// (its feed-forward products); beam 4 did not change.
+// ... but a product of few rows costs streaming its weights, and from this
+// many weights splitting that stream pays at any row count.
 constexpr size_t kMinParallelWeights = size_t{1} << 18;
 // Inputs (rows x in_features floats) below which their conversion to int8
-// runs on the calling thread even when the product uses the pool: one short
-// pass a row, which XNNPACK splits a row a task, so that 4 rows of 256 cost
-// a pool call for about 0.1 us of work each. Intel Xeon, 2 threads, beam 4,
-// edgemt-bench alternating with the pool for every conversion: Multi30k
-// with its shortlist 1.78 -> 1.65 ms a sentence (5 rounds), OPUS-MT shape
-// with the shortlist 13.4 -> 12.7 ms (3 rounds); greedy (one row: XNNPACK
-// converts it on the calling thread anyway) unchanged.
+// runs on the calling thread even when the product uses the pool: XNNPACK
+// splits it a row a task, too little work per pool call for short rows.
 constexpr size_t kMinParallelQuantizedInputs = size_t{1} << 14;
 
 }  // namespace edgemt

@@ -3,7 +3,7 @@
 // one dot product at a time, each ending in a sum across its lanes; here the
 // head's keys are transposed once, and a few queries at a time score 16 keys
 // per vector multiply-add, in AttendOneQuery's order of operations (its
-// bits). Long sentences gain (BENCHMARKS.md, "Encoder attention").
+// bits). Long sentences gain (tests/bench/ANALYSIS.md, "Thresholds in the code").
 #pragma once
 
 #include <cstddef>
@@ -15,9 +15,8 @@ namespace edgemt {
 
 // From this length on, AttendSequenceHead is faster than AttendOneQuery for
 // each query; below it, the transposing and the keys padded to 16 cost
-// more than they save (opus shape, 8 heads of 64, 2 threads: 24 positions
-// 0.127 against 0.146 ms a sentence, 40: 0.296 against 0.258). Both give the
-// same bits.
+// more than they save (measured: tests/bench/ANALYSIS.md, "Thresholds in
+// the code"). Both give the same bits.
 constexpr size_t kSequenceAttentionFrom = 33;
 
 // Floats of scratch AttendSequenceHead needs for `length` positions.

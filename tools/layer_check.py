@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # Lowest first: a folder includes only itself and the folders before it.
 LAYERS = [
-    "base",        # status, fixed arrays, the thread pool, the profiler
+    "base",        # status, fixed arrays, the thread pool
     "memory",      # the activation arena's layout, pages, mapped files, XNNPACK's allocator
     "model_file",  # reading and verifying the .edgemt file: config, weights, shortlist section
     "packing",     # XNNPACK-layout weights: their store, regions and the packed file on disk

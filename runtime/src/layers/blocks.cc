@@ -1,7 +1,7 @@
 #include "layers/blocks.h"
 
 #include "ops/activation.h"
-#include "base/profiler.h"
+#include "ops/profiler.h"
 
 namespace edgemt {
 

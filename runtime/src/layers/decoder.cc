@@ -8,7 +8,7 @@
 #include "ops/embedding.h"
 #include "ops/layer_norm.h"
 #include "shortlist/unlisted_mass.h"
-#include "base/profiler.h"
+#include "ops/profiler.h"
 #include "base/thread_pool.h"
 
 namespace edgemt {

@@ -7,7 +7,7 @@
 #include "ops/embedding.h"
 #include "ops/layer_norm.h"
 #include "ops/sequence_attention.h"
-#include "base/profiler.h"
+#include "ops/profiler.h"
 #include "base/thread_pool.h"
 
 namespace edgemt {

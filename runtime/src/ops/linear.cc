@@ -10,7 +10,7 @@
 
 #include "ops/dequantize.h"
 #include "ops/linear_trace.h"
-#include "base/profiler.h"
+#include "ops/profiler.h"
 
 namespace edgemt {
 

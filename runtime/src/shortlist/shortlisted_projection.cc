@@ -10,7 +10,7 @@
 #include "ops/quantization_params.h"
 #include "shortlist/shortlisted_vnni.h"
 #include "ops/vectorize.h"
-#include "base/profiler.h"
+#include "ops/profiler.h"
 #include "base/thread_pool.h"
 
 namespace edgemt {

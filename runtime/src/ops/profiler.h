@@ -1,5 +1,6 @@
-// Optional accounting of where translation time goes. Disabled, it costs a
-// null check per scope.
+// Optional accounting of where translation time goes, by kind of op (the
+// public TranslationProfile's fields). Disabled, it costs a null check per
+// scope.
 #pragma once
 
 #include <chrono>

@@ -54,7 +54,7 @@ case "$target" in
         # a function lands in our binaries does not decide how fast it runs.
         # Without it, XNNPACK's weight packing took 1.6x as long in one link
         # of the same code as in another (its 20-byte inner loop crossed a
-        # 64-byte line): BENCHMARKS.md, issue 26's refactor.
+        # 64-byte line): tests/bench/ANALYSIS.md, History, issue 26's refactor.
         case "$(uname -m)" in x86_64|i?86) flags="$flags -falign-functions=64 -falign-loops=32" ;; esac ;;
   # The flags of tests/fuzz/run.sh's build (without vptr: its code is built without RTTI).
   sentencepiece-fuzz) cc=clang-14 cxx=clang++-14

@@ -18,6 +18,11 @@
     tests/bench/run_benchmarks.py --report-only --peer-json FILE
                                               # ... with peer_bench.py's run:
                                               # the headline table
+    tests/bench/run_benchmarks.py --report-only --history refactor,baseline
+                                              # ... those runs as history:
+                                              # kept in the JSON, named in
+                                              # "Runs", their figures in
+                                              # tests/bench/ANALYSIS.md
 
 Models: multi30k, the trained example (../shared/models/multi30k-ende: the 500 dev sentences, normal
 stopping); tiny and base, random checkpoints (make_random_checkpoint.py), decoded to exactly 32 tokens from
@@ -33,7 +38,7 @@ compares this tree with an earlier commit in the same run, int8, in alternating 
 (tests/bench/benchrun/baseline.py). The page is written by tests/bench/benchreport/ from the JSON alone.
 
 Options: --quick, --out FILE (default BENCHMARKS.md in the repository root; the JSON beside it), --report-only
-(rewrite BENCHMARKS.md from its JSON and tests/bench/ANALYSIS.md, measuring nothing), --build-dir,
+(rewrite BENCHMARKS.md from its JSON and the headings of tests/bench/ANALYSIS.md, measuring nothing), --build-dir,
 --cache-dir, --no-build, --models multi30k,tiny,base, --repeat N (default 3), --skip-torch, --skip-xnnpack
 (also skips the decoder-step floor unless --baseline is given), --torch-blas openblas|system,
 --generated-models (tiny and base files written by build/bin/edgemt-bench-model instead of converted
@@ -70,12 +75,15 @@ def parser():
     ap.add_argument("--wait-quiet", type=int, default=0, help="wait up to N s for a quiet machine")
     ap.add_argument("--report-only", action="store_true",
                     help="measure nothing: rewrite BENCHMARKS.md from the JSON beside it (e.g. after editing "
-                         "tests/bench/ANALYSIS.md)")
+                         "the headings of tests/bench/ANALYSIS.md)")
     ap.add_argument("--attach-section", metavar="MD",
                     help="with --report-only: keep this section, measured by another script (its --md FILE, e.g. "
                          "tests/bench/packed_cache_bench.py --md FILE, or its --json FILE), in the JSON and the report")
     ap.add_argument("--peer-json", metavar="JSON",
                     help="with --report-only: tests/bench/peer_bench.py's JSON, the headline's run")
+    ap.add_argument("--history", metavar="NAMES",
+                    help="with --report-only: mark these runs (separate runs' names, or baseline) as history: kept "
+                         "in the JSON and named in the table of runs, their section only in tests/bench/ANALYSIS.md")
     ap.add_argument("--quiet-load", type=float, default=0.5)
     ap.add_argument("--idle-wait", type=float, default=None,
                     help="before each timed child, wait up to S s for other processes to use < 0.15 cores "
@@ -113,7 +121,8 @@ def main():
     ap = parser()
     args = ap.parse_args()
     if args.report_only:
-        report_only(args.out or os.path.join(REPO, "BENCHMARKS.md"), args.peer_json, args.attach_section)
+        report_only(args.out or os.path.join(REPO, "BENCHMARKS.md"), args.peer_json, args.attach_section,
+                    [n.strip() for n in (args.history or "").split(",") if n.strip()])
         return
     names = check(ap, args)
     from benchrun import full_run

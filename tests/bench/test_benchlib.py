@@ -1,6 +1,6 @@
 """Unit tests of the benchmark harness (pure Python, nothing measured): medians and ratios, the order in which
-alternated configurations run, command lists, a section's Markdown and record, and the report writer on a
-tiny fake BENCHMARKS.json.
+alternated configurations run, command lists, a section's Markdown and record, the report writer on a
+tiny fake BENCHMARKS.json, and the length of the report written from the recorded one (at most 400 lines).
 
     cd tests/bench && /usr/bin/python3 -m unittest test_benchlib      (CTest: bench_harness)
 """
@@ -12,10 +12,12 @@ import tempfile
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from benchlib import alternation, markdown, section, stats  # noqa: E402
+from benchlib import alternation, markdown, paths, section, stats  # noqa: E402
 from benchreport import update, writer  # noqa: E402
 from benchrun import goals  # noqa: E402
 import baseline_section  # noqa: E402
+
+REAL_JSON = os.path.join(paths.REPO, "BENCHMARKS.json")
 
 
 class Stats(unittest.TestCase):
@@ -152,12 +154,55 @@ class ReportWriter(unittest.TestCase):
         self.assertNotIn("None", text)  # a run that recorded no command says so
 
     def test_a_figure_appears_once_and_details_stay_in_the_json(self):
-        text = writer.render(fake_data(), "### Why\n\nBecause.")
+        text = writer.render(fake_data(), "# Analysis\n\n## Why\n\nBecause.\n\n## History\n\n### Old\n\n0.98x")
         self.assertEqual(text.count("12,309"), 1)  # the goal's tokens/s
         self.assertEqual(text.count("15,896"), 1)  # the headline's
         self.assertNotIn("2,222", text)            # the demo section's detail table
-        self.assertIn("## Analysis\n\n### Why\n\nBecause.", text)
         self.assertIn("`demo --md x`", text)       # the run's command, in the table of runs
+
+    def test_the_analysis_is_pointed_to_not_copied(self):
+        text = writer.render(fake_data(), "# Analysis\n\n## Why\n\nBecause.\n\n## History\n\n### Old\n\n0.98x")
+        analysis = text.split("## Analysis\n\n")[1].split("\n\n")[0]
+        self.assertIn("`tests/bench/ANALYSIS.md`", analysis)
+        self.assertIn("its sections: Why; History.", analysis)
+        self.assertNotIn("Because.", text)
+        self.assertNotIn("0.98x", text)
+        self.assertNotIn("## Analysis", writer.render(fake_data()))  # a quick run: no analysis, no pointer
+
+    def test_a_run_marked_as_history_is_named_but_not_shown(self):
+        data = fake_data()
+        update.mark_history(data, ["demo"])
+        text = writer.render(data)
+        self.assertNotIn("## Demo", text)
+        self.assertNotIn("1,234", text)            # its table: in ANALYSIS.md's History now
+        row = [line for line in text.splitlines() if line.startswith("| demo |")][0]
+        self.assertIn("(figures: tests/bench/ANALYSIS.md, History)", row)
+        with self.assertRaises(SystemExit):
+            update.mark_history(data, ["no-such-run"])
+
+    def test_report_only_keeps_the_history_mark_in_the_json(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "BENCHMARKS.md")
+            with open(os.path.join(d, "BENCHMARKS.json"), "w") as f:
+                json.dump(fake_data(), f)
+            update.report_only(out, history=["demo"])
+            with open(os.path.join(d, "BENCHMARKS.json")) as f:
+                self.assertTrue(json.load(f)["separate_runs"][0]["history"])
+            with open(out) as f:
+                self.assertNotIn("## Demo", f.read())
+
+    @unittest.skipUnless(os.path.exists(REAL_JSON), "no BENCHMARKS.json at the repository root")
+    def test_the_real_report_fits_its_budget(self):
+        """BENCHMARKS.md from the recorded BENCHMARKS.json and ANALYSIS.md, and the committed page, are at most
+        writer.MAX_LINES (400) lines: one table per question; move older sections to ANALYSIS.md's History
+        (--history NAME) or details to the JSON when this fails."""
+        with open(REAL_JSON) as f:
+            data = json.load(f)
+        lines = writer.render(data, writer.analysis_text(data["meta"]["quick"])).count("\n")
+        self.assertLessEqual(lines, writer.MAX_LINES, "BENCHMARKS.md from BENCHMARKS.json: %d lines" % lines)
+        with open(os.path.join(paths.REPO, "BENCHMARKS.md")) as f:
+            committed = f.read().count("\n")
+        self.assertLessEqual(committed, writer.MAX_LINES, "BENCHMARKS.md: %d lines" % committed)
 
     def test_no_peer_run_no_ratio(self):
         data = fake_data()

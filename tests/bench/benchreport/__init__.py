@@ -6,8 +6,8 @@
     profile   where the time goes: the decoder step against its XNNPACK floor
     accuracy  BLEU and agreement of the outputs; EdgeMT against the PyTorch reference
     baseline  this tree against the previous build (--baseline)
-    separate  the sections measured by the separate scripts, in their short form
-    commands  how to reproduce each run's figures
-    writer    the page, in order
-    update    --report-only: attach a section or the peer's run, then write
+    separate  the sections measured by the separate scripts, in their short form (none for a run marked as history)
+    commands  how to reproduce each run's figures, and where the JSON keeps every command
+    writer    the page, in order, and a pointer to tests/bench/ANALYSIS.md (the analysis and the history)
+    update    --report-only: attach a section or the peer's run, mark runs as history, then write
 """

@@ -1,5 +1,6 @@
 """This tree against the previous build (--baseline REV), measured in the same invocation as the main run:
-one ratio per model and measure, each build at its better thread count; the goals of the comparison."""
+one ratio per model and measure, each build at its better thread count; the goals of the comparison. Once marked
+as history (`--history baseline`) the page has no section for it: tests/bench/ANALYSIS.md's "History" has."""
 from benchlib.markdown import table, yes
 from benchrun.goals import GOAL_VS_BASELINE
 
@@ -44,7 +45,7 @@ def rows(B):
 
 def section(data):
     B, meta = data.get("baseline"), data["meta"]
-    if not B:
+    if not B or B.get("history"):
         return []
     P, run = B["plan"], baseline_run(data)
     loads = [x["other_load"] for n in B["runs"] for k in B["runs"][n] if not k.startswith("rss")

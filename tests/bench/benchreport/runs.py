@@ -1,5 +1,6 @@
 """The runs BENCHMARKS.json holds, each with what it measured, its date and commit: every section of the
-report names one of them."""
+report names one of them. A run marked as history (`run_benchmarks.py --report-only --history NAME`) is listed
+but has no section: its figures are in tests/bench/ANALYSIS.md's "History"."""
 
 MAIN_WHAT = "Goals; where the time goes; accuracy; against PyTorch"
 
@@ -21,7 +22,7 @@ def baseline_run(data):
     return dict(key="baseline", what="XNNPACK 2024-11 against the previous build (%s)" % b["short"],
                 command=data["meta"]["command"], note="the main run's last %.1f min" % (b.get("measure_s", 0) / 60),
                 date=data["meta"]["date"], date_is="end of the invocation", commit=data["meta"]["git"]["short"],
-                cpu=cpu_of(data["meta"]))
+                cpu=cpu_of(data["meta"]), history=bool(b.get("history")))
 
 
 def peer_run(data):
@@ -34,7 +35,8 @@ def peer_run(data):
 def separate_run(record):
     r = record["run"]
     return dict(key=record["name"], what=record["title"], command=r.get("command"), reproduce=r.get("reproduce"),
-                date=r.get("date"), date_is=r.get("date_is"), commit=r.get("commit"), cpu=r.get("cpu", ""))
+                date=r.get("date"), date_is=r.get("date_is"), commit=r.get("commit"), cpu=r.get("cpu", ""),
+                history=bool(record.get("history")))
 
 
 def all_runs(data):

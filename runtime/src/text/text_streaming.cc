@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "edgemt/text_translator.h"
-#include "text/streaming_text.h"
+#include "text/settled_text.h"
 #include "text/text_parts.h"
 #include "text/text_translator_impl.h"
 
@@ -82,11 +82,11 @@ Status TextTranslator::Impl::StreamSentence(const std::string& text, const Decod
     return Status::Ok();
   }
   // Each new id: the text of all ids so far, of which the settled part not yet sent goes out.
-  StreamingText stream([this](const int32_t* ids, size_t count, std::string* out) {
+  SettledText stream([this](const int32_t* ids, size_t count, std::string* out) {
     return TextOf(ids, count, out);
   }, on_piece);
   DecodeOptions streaming = decode;
-  streaming.on_token = [](void* user_data, size_t, int32_t id) { return static_cast<StreamingText*>(user_data)->Add(id); };
+  streaming.on_token = [](void* user_data, size_t, int32_t id) { return static_cast<SettledText*>(user_data)->Add(id); };
   streaming.on_token_user_data = &stream;
   const std::vector<int32_t>* one = &source;
   TextResult* out = result;

@@ -1,7 +1,7 @@
 // TextTranslator (edgemt/text_translator.h), the layer the CLI, the C API
 // and Python share: results equal the core Translator's, batches are split
 // at max_batch_size, one bad source fails alone, long sources are truncated
-// or refused, options are refused for all; and streaming (StreamingText):
+// or refused, options are refused for all; and streaming (SettledText):
 // pieces are whole characters adding up to exactly the final text, and a
 // callback can stop decoding. Test cases that need a SentencePiece model
 // have "tokenizer" in their names (CTest runs them with one).
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "edgemt/text_translator.h"
-#include "text/streaming_text.h"
+#include "text/settled_text.h"
 #include "test_model.h"
 #include "test_spm.h"
 
@@ -51,7 +51,7 @@ std::vector<std::vector<int32_t>> Sources(int count) {
   return sources;
 }
 
-// The pieces a StreamingText sends for ids whose texts are given.
+// The pieces a SettledText sends for ids whose texts are given.
 struct Stream {
   std::vector<std::string> pieces;
   std::string all;
@@ -249,7 +249,7 @@ TEST_CASE("streamed pieces are whole characters that add up to the final text") 
       pieces.emplace_back(piece);
       return stop_after == 0 || pieces.size() < stop_after;
     };
-    StreamingText stream(text_of, on_piece);
+    SettledText stream(text_of, on_piece);
     size_t added = 0;
     for (int32_t id = 0; id < static_cast<int32_t>(bytes.size()); ++id) {
       ++added;

@@ -20,12 +20,12 @@ namespace edgemt {
 // stand-in for the bytes of a character whose other bytes are still to come).
 size_t SettledLength(const std::string& text);
 
-class StreamingText {
+class SettledText {
  public:
   // The detokenized text of ids[0..count).
   using TextOf = std::function<Status(const int32_t* ids, size_t count, std::string* text)>;
 
-  StreamingText(TextOf text_of, const PieceCallback& on_piece) : text_of_(std::move(text_of)), on_piece_(on_piece) {}
+  SettledText(TextOf text_of, const PieceCallback& on_piece) : text_of_(std::move(text_of)), on_piece_(on_piece) {}
 
   // The next id; false stops decoding (on_piece said so, or detokenizing failed).
   bool Add(int32_t id);

@@ -1,4 +1,4 @@
-#include "text/streaming_text.h"
+#include "text/settled_text.h"
 
 namespace edgemt {
 namespace {
@@ -29,7 +29,7 @@ size_t SettledLength(const std::string& text) {
   return end;
 }
 
-bool StreamingText::Add(int32_t id) {
+bool SettledText::Add(int32_t id) {
   if (stopped_) return false;
   ids_.push_back(id);
   if (!text_of_(ids_.data(), ids_.size(), &text_).ok()) {
@@ -45,7 +45,7 @@ bool StreamingText::Add(int32_t id) {
   return !stopped_;
 }
 
-Status StreamingText::Finish(const std::string& final_text) {
+Status SettledText::Finish(const std::string& final_text) {
   if (final_text.compare(0, sent_.size(), sent_) != 0 || final_text.size() < sent_.size())
     return Status(StatusCode::kInternal, "the streamed pieces are not a prefix of the translation");
   if (final_text.size() > sent_.size()) on_piece_(std::string_view(final_text).substr(sent_.size()));

@@ -274,7 +274,7 @@ void BeamBuffers::Plan(size_t batch, size_t beam, size_t max_target, ArenaLayout
   layout->Add(&history_slots, rows);
   layout->Add(&old_history_slots, beam);
   layout->Add(&slot_kept, beam);
-  layout->Add(&history_copies, beam);
+  layout->Add(&slot_copies, beam);
   layout->Add(&choosing, rows);
   layout->Add(&normalizers, rows);
 }
@@ -378,9 +378,9 @@ void ChooseStep(const DecodingJob& job, const BeamRule& rule, size_t step, int c
     }
     const auto reorder_start = std::chrono::steady_clock::now();
     std::memcpy(b.old_history_slots, b.history_slots + first, rule.beam * sizeof(int32_t));
-    const HistorySlotBuffers slots{b.old_history_slots, b.history_slots + first, b.slot_kept, b.history_copies};
+    const HistorySlotBuffers slots{b.old_history_slots, b.history_slots + first, b.slot_kept, b.slot_copies};
     const size_t copies = AssignHistorySlots(b.parent + first, result.live, rule.beam, slots);
-    model.CopyHistorySlots(b.history_copies, copies, step + 1);
+    model.CopyHistorySlots(b.slot_copies, copies, step + 1);
     if (job.profile != nullptr) job.profile->cache_reorder_ms += MillisecondsSince(reorder_start);
   }
 }

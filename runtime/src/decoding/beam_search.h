@@ -42,10 +42,10 @@ struct BeamBuffers {
   int32_t* order = nullptr;              // [rows] finished hypotheses best first
   int32_t* live = nullptr;               // [sentences] alive hypotheses per sentence
   int32_t* next_tokens = nullptr;        // [rows] each alive hypothesis's next decoder input
-  int32_t* history_slots = nullptr;        // [rows] each hypothesis's history slot (history_slots.h)
-  int32_t* old_history_slots = nullptr;    // [beam] a sentence's, while they are assigned again
+  int32_t* history_slots = nullptr;      // [rows] each hypothesis's history slot (history_slots.h)
+  int32_t* old_history_slots = nullptr;  // [beam] a sentence's, while they are assigned again
   uint8_t* slot_kept = nullptr;          // [beam]
-  HistoryCopy* history_copies = nullptr;     // [beam]
+  HistoryCopy* slot_copies = nullptr;    // [beam]
   ChoosingRow* choosing = nullptr;       // [rows] a step's rows that choose
   float* normalizers = nullptr;          // [rows] each logits row's log-normalizer
 

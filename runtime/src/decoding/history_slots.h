@@ -23,7 +23,7 @@ struct HistorySlotBuffers {
   const int32_t* old_slots;  // the slot of each old hypothesis: a permutation of the sentence's slots
   int32_t* slots;            // out: the slot of each new hypothesis, then the unused ones (a permutation)
   uint8_t* kept;             // scratch: whether an old hypothesis's slot is kept by its first child
-  HistoryCopy* copies;         // out: the copies to make
+  HistoryCopy* copies;       // out: the copies to make
 };
 
 // New hypothesis r < live continues old hypothesis parents[r]. Returns the

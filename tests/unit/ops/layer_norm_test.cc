@@ -2,10 +2,7 @@
 // double precision, at widths that are and are not multiples of the vector lanes.
 #include <doctest/doctest.h>
 
-#include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <limits>
 #include <vector>
 
 #include "lcg.h"

@@ -250,4 +250,38 @@ TEST_CASE("tokenizer: a document translated again comes from the document cache,
   REQUIRE(text.value()->TranslateTexts(&line, 1, DecodeOptions(), &results).ok());
   CHECK(text.value()->document_cache_stats().hits == after.hits);
 }
+
+TEST_CASE("tokenizer: TranslateSentences goes through the cache it is given, and only that one") {
+  const std::vector<uint8_t> spm = edgemt::testing::SentencePieceModelOrSkip();
+  if (spm.empty()) return;
+  const TestModel test = LoadTestModel(edgemt::testing::SpecWithTokenizer(spm));
+  TextTranslatorOptions options;
+  options.translator.num_threads = 1;
+  options.cache_bytes = size_t{1} << 20;
+  auto text = TextTranslator::Create(test.model, options);
+  REQUIRE(text.ok());
+  const std::vector<std::string> sentences = {"a man is riding a bike.", "two women sit."};
+  std::vector<TextResult> expected;
+  REQUIRE(text.value()->TranslateSentences(sentences.data(), sentences.size(), DecodeOptions(),
+                                           TextTranslator::SentenceCache::kNone, &expected).ok());
+  using Choice = TextTranslator::SentenceCache;
+  for (Choice choice : {Choice::kNone, Choice::kTexts, Choice::kDocuments}) {
+    CAPTURE(static_cast<int>(choice));
+    const TranslationCacheStats texts_before = text.value()->cache_stats();
+    const TranslationCacheStats documents_before = text.value()->document_cache_stats();
+    for (int round = 0; round < 2; ++round) {
+      std::vector<TextResult> results;
+      REQUIRE(text.value()->TranslateSentences(sentences.data(), sentences.size(), DecodeOptions(), choice,
+                                               &results).ok());
+      REQUIRE(results.size() == expected.size());
+      for (size_t s = 0; s < results.size(); ++s) CHECK(results[s].hypotheses == expected[s].hypotheses);
+    }
+    const TranslationCacheStats texts = text.value()->cache_stats();
+    const TranslationCacheStats documents = text.value()->document_cache_stats();
+    CHECK(texts.hits - texts_before.hits == (choice == Choice::kTexts ? sentences.size() : 0));
+    CHECK(texts.misses - texts_before.misses == (choice == Choice::kTexts ? sentences.size() : 0));
+    CHECK(documents.hits - documents_before.hits == (choice == Choice::kDocuments ? sentences.size() : 0));
+    CHECK(documents.misses - documents_before.misses == (choice == Choice::kDocuments ? sentences.size() : 0));
+  }
+}
 #endif

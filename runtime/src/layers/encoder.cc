@@ -76,8 +76,9 @@ Status Encoder::Run(const TokenIds* sources, size_t count, size_t length, Worksp
       for (size_t i = 0; i < length; ++i) {
         const bool real = i < sources[s].size;
         const int32_t id = real ? sources[s].data[i] : config.pad_id;
-        // As the reference: pad ids never receive attention.
-        workspace.key_mask[s * length + i] = real && id != config.pad_id ? 1 : 0;
+        // As the reference: the padding after a source never receives
+        // attention, its own ids always do (Marian's pad id is its </s>).
+        workspace.key_mask[s * length + i] = real ? 1 : 0;
         EmbedToken(weights_->source_embedding, id, config.embedding_scale, positions + i * d, b.x + (s * length + i) * d);
       }
     }

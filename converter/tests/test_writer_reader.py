@@ -116,6 +116,31 @@ class FileLayout(unittest.TestCase):
         back = parse(serialize(m))
         assert_same(self, m, back)
 
+    def test_round_trip_of_marian_parts(self):
+        """Format 2.8: SSRU decoder layers (no self-attention), Marian's sinusoid, the zero
+        start, the length factor and the shrinking beam come back as written, in a 2.8 file."""
+        m = parse(self.files["int8"])
+        for layer in m.decoder.layers:
+            attention, layer.self_attention = layer.self_attention, None
+            layer.ssru = ir.SSRU(transform=ir.Linear(attention.query.weight), forget_gate=attention.key)
+        m.config.position_encoding = ir.POS_MARIAN
+        m.config.decoder_starts_from_zero = True
+        m.config.default_max_length_factor = 2.0
+        m.config.shrinking_beam = True
+        data = serialize(m)
+        back = parse(data)
+        self.assertEqual(back.format_minor, ir.FORMAT_MINOR_MARIAN)
+        m.format_minor = ir.FORMAT_MINOR_MARIAN
+        assert_same(self, m, back)
+        names = [name for name, _, _, _ in tensor_data_offsets(data)]
+        self.assertIn("decoder.layers.1.ssru.forget_gate.bias", names)
+        self.assertNotIn("decoder.layers.1.self_attention.query.weight", names)
+        self.assertEqual(parse(self.files["int8"]).format_minor, 0)   # files without them stay as they were
+        broken = parse(data)
+        broken.decoder.layers[1].ssru = None
+        with self.assertRaisesRegex(ConversionError, "decoder.layers.1: a decoder layer needs self_attention or ssru"):
+            parse(serialize(broken))
+
     def test_int8_linears_hold_no_activation_parameters(self):
         """Format 2.0: a Linear table has weight and bias only (slots 0 and 1);
         the 1.x input_quant/output_quant slots are not written."""

@@ -136,6 +136,14 @@ struct Builder {
     return attention;
   }
 
+  std::unique_ptr<fb::SSRUT> SSRU() {
+    auto ssru = std::make_unique<fb::SSRUT>();
+    ssru->transform = Linear(spec.d_model, spec.d_model);
+    ssru->transform->bias.reset();  // an SSRU's transform has none
+    ssru->forget_gate = Linear(spec.d_model, spec.d_model);
+    return ssru;
+  }
+
   std::unique_ptr<fb::FeedForwardT> FeedForward() {
     auto ffn = std::make_unique<fb::FeedForwardT>();
     ffn->up = Linear(spec.d_ff, spec.d_model);
@@ -165,7 +173,7 @@ std::vector<uint8_t> BuildTestModelFile(const TestModelSpec& spec) {
   Builder b{spec, Random(spec.seed)};
   fb::ModelT model;
   model.format_major = 2;
-  model.format_minor = spec.int4_embeddings ? 6 : spec.embedding_norm ? 4 : spec.int4_block > 0 ? 1 : 0;
+  model.format_minor = spec.marian ? 8 : spec.int4_embeddings ? 6 : spec.embedding_norm ? 4 : spec.int4_block > 0 ? 1 : 0;
   model.config = std::make_unique<fb::ConfigT>();
   fb::ConfigT& c = *model.config;
   c.d_model = static_cast<uint32_t>(spec.d_model);
@@ -185,6 +193,12 @@ std::vector<uint8_t> BuildTestModelFile(const TestModelSpec& spec) {
                         : spec.positions == PositionEncoding::kSinusoidalHalves ? fb::PositionEncoding::SinusoidalHalves
                                                                                 : fb::PositionEncoding::SinusoidalInterleaved;
   c.tied_output = spec.tied_output;
+  if (spec.marian) {
+    c.position_encoding = fb::PositionEncoding::SinusoidalMarian;
+    c.decoder_starts_from_zero = true;
+    c.default_max_length_factor = 2.0f;
+    c.shrinking_beam = true;
+  }
 
   model.encoder = std::make_unique<fb::EncoderT>();
   model.encoder->token_embedding = b.Embedding(spec.source_vocab);
@@ -200,7 +214,11 @@ std::vector<uint8_t> BuildTestModelFile(const TestModelSpec& spec) {
   model.decoder->token_embedding = b.Embedding(spec.target_vocab);
   for (int i = 0; i < spec.decoder_layers; ++i) {
     auto layer = std::make_unique<fb::DecoderLayerT>();
-    layer->self_attention = b.Attention();
+    if (spec.marian) {
+      layer->ssru = b.SSRU();
+    } else {
+      layer->self_attention = b.Attention();
+    }
     layer->self_attention_norm = b.Norm();
     layer->cross_attention = b.Attention();
     layer->cross_attention_norm = b.Norm();

@@ -34,6 +34,10 @@ struct TestModelSpec {
   bool tied_output = false;
   // A LayerNorm after the embeddings on both sides (format 2.4).
   bool embedding_norm = false;
+  // Marian's conventions (format 2.8): SSRU decoder layers, Marian's
+  // sinusoid, the zero-embedding start, a length factor of 2 and Marian's
+  // shrinking beam (`positions` is then ignored).
+  bool marian = false;
   uint32_t seed = 1;
   // Lets a test break the file: called on the finished ModelT before packing.
   std::function<void(fb::ModelT&)> mutate;

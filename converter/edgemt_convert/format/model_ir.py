@@ -17,13 +17,14 @@ NORM_POST, NORM_PRE = 0, 1
 # (model_ir keeps NORM_POST / NORM_PRE in Config.norm; the writer and reader map).
 NORM_WITH_EMBEDDING_NORM = {NORM_POST: 2, NORM_PRE: 3}
 ACT_RELU, ACT_GELU, ACT_SILU, ACT_GELU_TANH, ACT_GELU_SIGMOID = 0, 1, 2, 3, 4
-POS_INTERLEAVED, POS_HALVES, POS_LEARNED, POS_OPENNMT = 0, 1, 2, 3
+POS_INTERLEAVED, POS_HALVES, POS_LEARNED, POS_OPENNMT, POS_MARIAN = 0, 1, 2, 3, 4
 TYPE_FLOAT32, TYPE_INT8, TYPE_INT4 = 0, 1, 2
 
 NORM_NAMES = {NORM_POST: "post", NORM_PRE: "pre"}
 ACT_NAMES = {ACT_RELU: "relu", ACT_GELU: "gelu", ACT_SILU: "silu", ACT_GELU_TANH: "gelu-tanh",
              ACT_GELU_SIGMOID: "gelu-sigmoid"}
-POS_NAMES = {POS_INTERLEAVED: "interleaved", POS_HALVES: "halves", POS_LEARNED: "learned", POS_OPENNMT: "opennmt"}
+POS_NAMES = {POS_INTERLEAVED: "interleaved", POS_HALVES: "halves", POS_LEARNED: "learned", POS_OPENNMT: "opennmt",
+             POS_MARIAN: "marian"}
 
 
 @dataclass
@@ -96,13 +97,24 @@ class EncoderLayer:
 
 
 @dataclass
+class SSRU:
+    """Format 2.8: Marian's simpler simple recurrent unit, a decoder layer's first
+    block in place of self-attention: f = sigmoid(forget_gate(x)),
+    c = f * c_prev + (1 - f) * transform(x) (c_prev = 0 at the first step),
+    output relu(c), then the residual and self_attention_norm as after attention."""
+    transform: Linear                     # [d, d], no bias
+    forget_gate: Linear                   # [d, d] with a bias
+
+
+@dataclass
 class DecoderLayer:
-    self_attention: Attention
-    self_attention_norm: LayerNorm
+    self_attention: Optional[Attention]   # None when ssru
+    self_attention_norm: LayerNorm        # the first block's norm (self-attention or SSRU)
     cross_attention: Attention
     cross_attention_norm: LayerNorm
     feed_forward: FeedForward
     feed_forward_norm: LayerNorm
+    ssru: Optional[SSRU] = None           # format 2.8
 
 
 @dataclass
@@ -152,6 +164,14 @@ class Config:
     source_bos: bool = False                  # format 2.3: bos_id before a source's tokens
     source_eos: bool = True                   # format 2.3: eos_id after them
     default_length_penalty: float = 1.0       # format 2.3: 1: not stated (the runtime's default)
+    # Format 2.8 (Marian): the first decoder input is a zero embedding (plus position 0's)
+    # rather than decoder_start_id's row.
+    decoder_starts_from_zero: bool = False
+    # Format 2.8: the checkpoint's length limit, at most ceil(factor x source ids, </s>
+    # included) decoder steps (Marian's max-length-factor); 0: not stated (the runtime's rule).
+    default_max_length_factor: float = 0.0
+    # Format 2.8: Marian's beam search (a finished hypothesis leaves the beam, which shrinks).
+    shrinking_beam: bool = False
 
 
 @dataclass
@@ -185,6 +205,7 @@ FORMAT_MINOR_EMBEDDING_NORM = 4  # embedding norms (NORM_WITH_EMBEDDING_NORM)
 FORMAT_MINOR_SHORTLIST = 5   # a vocabulary shortlist (Model.shortlist)
 FORMAT_MINOR_INT4_EMBEDDINGS = 6  # Int4 token embeddings (and a projection tied to one)
 FORMAT_MINOR_SHORTLIST_SUMS = 7  # Shortlist.output_row_sum / output_bias_sum (written with every shortlist)
+FORMAT_MINOR_MARIAN = 8      # SSRU decoder layers, Marian's sinusoid, the zero start, the length factor
 
 
 @dataclass
@@ -227,6 +248,13 @@ class Model:
         """Whether a token embedding is Int4: the file is then format 2.6."""
         return any(t.is_int4 for _, t in self.token_embeddings())
 
+    def uses_marian_features(self):
+        """Whether the file needs format 2.8 (model_ir.FORMAT_MINOR_MARIAN)."""
+        c = self.config
+        return (any(layer.ssru is not None for layer in self.decoder.layers) or c.position_encoding == POS_MARIAN
+                or c.decoder_starts_from_zero or c.default_max_length_factor != 0.0
+                or c.shrinking_beam)
+
     def has_embedding_norm(self):
         return self.encoder.embedding_norm is not None or self.decoder.embedding_norm is not None
 
@@ -251,7 +279,12 @@ class Model:
             out.append((p + "feed_forward.down", layer.feed_forward.down))
         for i, layer in enumerate(self.decoder.layers):
             p = "decoder.layers.%d." % i
+            if layer.ssru is not None:
+                out.append((p + "ssru.transform", layer.ssru.transform))
+                out.append((p + "ssru.forget_gate", layer.ssru.forget_gate))
             for block in ("self_attention", "cross_attention"):
+                if getattr(layer, block) is None:
+                    continue
                 for part in ("query", "key", "value", "output"):
                     out.append((p + block + "." + part, getattr(getattr(layer, block), part)))
             out.append((p + "feed_forward.up", layer.feed_forward.up))

@@ -3,7 +3,7 @@ import math
 
 import numpy as np
 
-LAYOUTS = ("interleaved", "halves", "opennmt")
+LAYOUTS = ("interleaved", "halves", "opennmt", "marian")
 
 
 def _table(angle, d_model, layout):
@@ -13,7 +13,7 @@ def _table(angle, d_model, layout):
     if layout == "interleaved":
         pe[:, 0::2] = np.sin(angle)
         pe[:, 1::2] = np.cos(angle)
-    elif layout in ("halves", "opennmt"):
+    elif layout in ("halves", "opennmt", "marian"):
         pe[:, : d_model // 2] = np.sin(angle)
         pe[:, d_model // 2:] = np.cos(angle)
     else:
@@ -29,15 +29,16 @@ def sinusoid_table(max_positions, d_model, layout):
     with w_i = exp(-2i ln(10000) / d_model);
     opennmt:     pe[p, i]  = sin((p + 1) v_i), pe[p, d/2 + i] = cos((p + 1) v_i)
     with v_i = exp(-i ln(10000) / (d/2 - 1)) (OpenNMT-tf's and CTranslate2's
-    table: positions count from 1). This is the exact table; training
+    table: positions count from 1); marian: opennmt's frequencies from
+    position 0 (Marian's own). This is the exact table; training
     code, CTranslate2 and the runtime compute it in float32
     (runtime_sinusoid_table) and differ from it by up to ~max_positions *
     2^-23 (see matches_sinusoid)."""
     pos = np.arange(max_positions, dtype=np.float64)[:, None]
     w = np.exp(np.arange(0, d_model, 2, dtype=np.float64) * (-math.log(10000.0) / d_model))
-    if layout == "opennmt":
+    if layout in ("opennmt", "marian"):
         half = d_model // 2
-        pos = pos + 1
+        pos = pos + (1 if layout == "opennmt" else 0)
         w = np.exp(np.arange(half, dtype=np.float64) * (-math.log(10000.0) / max(half - 1, 1)))
     return _table(pos * w, d_model, layout)
 
@@ -49,11 +50,12 @@ def runtime_sinusoid_table(max_positions, d_model, layout):
     reference model (reference/model.py) uses it, so that it computes what a converted file computes: at
     position 511 the angle's rounding moves a value by up to ~3e-5 from sinusoid_table's (a 512-id
     source's encoder output by 5e-6 of its largest value, beyond float32 summation's 2e-6)."""
-    if layout == "opennmt":
+    if layout in ("opennmt", "marian"):
         half = d_model // 2
-        step = -(np.float32(math.log(10000.0)) / np.float32(max(half - 1, 1)))   # all float32, as CTranslate2
+        step = -(np.float32(math.log(10000.0)) / np.float32(max(half - 1, 1)))   # all float32, as CTranslate2, Marian
         w = np.exp((np.arange(half, dtype=np.float32) * step).astype(np.float64)).astype(np.float32)
-        pos = np.arange(1, max_positions + 1, dtype=np.float32)[:, None]
+        first = 1 if layout == "opennmt" else 0
+        pos = np.arange(first, max_positions + first, dtype=np.float32)[:, None]
     else:
         step = np.float32(-math.log(10000.0) / d_model)                         # the step in double, rounded
         w = np.exp((np.arange(0, d_model, 2, dtype=np.float32) * step).astype(np.float64)).astype(np.float32)

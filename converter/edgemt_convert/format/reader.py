@@ -68,16 +68,25 @@ def _linears(cls, t, what):
                   for fld in dataclasses.fields(cls)})
 
 
+_PART_TYPES = {"self_attention": ir.Attention, "cross_attention": ir.Attention, "feed_forward": ir.FeedForward,
+               "ssru": ir.SSRU}
+
+
 def _part(field, t, what):
-    """A layer's part, by its field name: a norm, an attention or a feed-forward block."""
+    """A layer's part, by its field name: a norm, an attention, a feed-forward block or an SSRU."""
     if field.endswith("_norm"):
         return _norm(t, what)
-    return _linears(ir.Attention if field.endswith("attention") else ir.FeedForward, t, what)
+    if t is None and field in ("ssru", "self_attention"):
+        return None         # format 2.8: a decoder layer has one of them (_layer checks)
+    return _linears(_PART_TYPES[field], t, what)
 
 
 def _layer(cls, t, what):
-    return cls(**{fld.name: _part(fld.name, getattr(t, accessor(fld.name))(), "%s.%s" % (what, fld.name))
-                  for fld in dataclasses.fields(cls)})
+    layer = cls(**{fld.name: _part(fld.name, getattr(t, accessor(fld.name))(), "%s.%s" % (what, fld.name))
+                   for fld in dataclasses.fields(cls)})
+    if cls is ir.DecoderLayer and (layer.self_attention is None) == (layer.ssru is None):
+        raise ConversionError("%s: a decoder layer needs self_attention or ssru, one of them" % what)
+    return layer
 
 
 def _stack(t, side):
@@ -131,7 +140,10 @@ def _config(c):
         banned_ids=None if c.BannedIdsIsNone() else [int(i) for i in c.BannedIdsAsNumpy()],
         default_beam_size=c.DefaultBeamSize(), default_max_length=c.DefaultMaxLength(),
         source_bos=bool(c.SourceBos()), source_eos=bool(c.SourceEos()),
-        default_length_penalty=float(np.float32(c.DefaultLengthPenalty())))
+        default_length_penalty=float(np.float32(c.DefaultLengthPenalty())),
+        decoder_starts_from_zero=bool(c.DecoderStartsFromZero()),
+        default_max_length_factor=float(np.float32(c.DefaultMaxLengthFactor())),
+        shrinking_beam=bool(c.ShrinkingBeam()))
 
 
 def _tokenizer(tok):
@@ -239,7 +251,9 @@ def tensor_data_offsets(buf):
                 if part.name.endswith("_norm"):
                     norm(name, table)
                     continue
-                for sub in dataclasses.fields(ir.Attention if part.name.endswith("attention") else ir.FeedForward):
+                if table is None:
+                    continue        # a decoder layer's absent self_attention or ssru
+                for sub in dataclasses.fields(_PART_TYPES[part.name]):
                     linear(name + "." + sub.name, getattr(table, accessor(sub.name))())
         norm(side + ".final_norm", t.FinalNorm())
         norm(side + ".embedding_norm", t.EmbeddingNorm())

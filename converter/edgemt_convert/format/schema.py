@@ -85,7 +85,7 @@ class _Modules:
 
     def __init__(self):
         for name in ("Model", "Config", "Encoder", "Decoder", "EncoderLayer", "DecoderLayer",
-                     "Attention", "FeedForward", "Linear", "LayerNorm", "Tensor",
+                     "Attention", "FeedForward", "SSRU", "Linear", "LayerNorm", "Tensor",
                      "Tokenizer", "Metadata", "Shortlist"):
             setattr(self, name, importlib.import_module("edgemt.fb." + name))
 

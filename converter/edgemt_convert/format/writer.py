@@ -20,7 +20,9 @@ DATA_ALIGNMENT = 64
 # Config fields a file has only when they are not their default (formats 2.2
 # and 2.3), so that an older file written again stays what it was.
 _UNLESS_DEFAULT = {"default_beam_size": 0, "default_max_length": 0, "source_bos": False, "source_eos": True,
-                   "default_length_penalty": 1.0, "source_language_name": "", "target_language_name": ""}
+                   "default_length_penalty": 1.0, "source_language_name": "", "target_language_name": "",
+                   "decoder_starts_from_zero": False, "default_max_length_factor": 0.0,
+                   "shrinking_beam": False}
 
 
 def _tensor(b, t, f):
@@ -160,6 +162,8 @@ def serialize(model):
         minor = max(minor, ir.FORMAT_MINOR_SHORTLIST_SUMS)
     if model.has_int4_embedding():
         minor = max(minor, ir.FORMAT_MINOR_INT4_EMBEDDINGS)
+    if model.uses_marian_features():
+        minor = max(minor, ir.FORMAT_MINOR_MARIAN)
     f.Model.ModelStart(b)
     f.Model.ModelAddFormatMajor(b, model.format_major)
     f.Model.ModelAddFormatMinor(b, minor)

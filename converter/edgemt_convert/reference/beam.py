@@ -15,6 +15,10 @@ against it:
   num_hypotheses have finished. Finished hypotheses rank by
   sum / length^penalty (length counting </s> when present), ties by
   finishing order; the best `beam` are kept.
+A file with Config.shrinking_beam asks for Marian's search instead: of the
+ranked candidates only the first (beam - finished so far) count; a </s> among
+them (at the limit: any) finishes and leaves the beam, the others go on; the
+sentence stops when none is alive.
 One sentence at a time (a batch gives the same per-sentence results).
 """
 from dataclasses import dataclass
@@ -42,7 +46,7 @@ def normalized(total, length, penalty):
 def beam_search(ref, source, beam, length_penalty=1.0, num_hypotheses=1, max_length=None, min_length=0):
     """The num_hypotheses best Hypothesis of one source (a list of ids, </s> included)."""
     cfg = ref.config
-    limit = max_steps(len(source), cfg.max_positions, max_length)
+    limit = max_steps(len(source), cfg.max_positions, max_length, cfg.default_max_length_factor)
     banned = set(cfg.banned_ids) if cfg.banned_ids is not None else {cfg.pad_id, cfg.unk_id, cfg.bos_id}
     memory, valid = ref.encode([source])
     state = ref.start_decoder(memory, valid)
@@ -74,6 +78,24 @@ def beam_search(ref, source, beam, length_penalty=1.0, num_hypotheses=1, max_len
             candidates.append((value, row, int(index[col])))
         next_alive, parents, next_tokens = [], [], []
         last = step + 1 >= limit
+        if cfg.shrinking_beam:
+            # Marian's: the first (beam - finished) candidates; </s> (all at the limit) finish and leave
+            for value, row, token in candidates[:max(beam - registered, 0)]:
+                ids, lps, cum = alive[row]
+                lp = float(np.float32(value) - cum)
+                if token == cfg.eos_id or last:
+                    registered += 1
+                    finished.append(Hypothesis(ids + ([] if token == cfg.eos_id else [token]), lps + [lp],
+                                               normalized(value, len(ids) + 1, length_penalty), token == cfg.eos_id))
+                    continue
+                next_alive.append((ids + [token], lps + [lp], np.float32(value)))
+                parents.append(row)
+                next_tokens.append(token)
+            if last or not next_alive:
+                break
+            alive, tokens = next_alive, next_tokens
+            state.select(torch.tensor(parents, dtype=torch.long))
+            continue
         for rank, (value, row, token) in enumerate(candidates):
             ids, lps, cum = alive[row]
             lp = float(np.float32(value) - cum)

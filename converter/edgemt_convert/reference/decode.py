@@ -5,7 +5,8 @@
   the decoder starts from decoder_start_id; each step takes the argmax of
   the last position's logits (float output, int8 models too), lowest id on ties
   stop at eos (not emitted) or after max_steps = min(2 * S + 10, max_positions)
-  steps (S counts the eos), or, with max_length N, after min(N, max_positions) steps
+  steps (S counts the eos; a file with default_max_length_factor F: ceil(F * S)
+  in float32, Marian's rule), or, with max_length N, after min(N, max_positions) steps
   min_length M: while fewer than M tokens have been produced eos is never chosen
 
 Sentences are decoded in batches (sorted by length, finished ones dropped),
@@ -23,9 +24,11 @@ def source_ids(codec, text, config):
     return head + ids + tail
 
 
-def max_steps(source_length, max_positions, max_length=None):
+def max_steps(source_length, max_positions, max_length=None, length_factor=0.0):
     if max_length is not None:
         return min(max_length, max_positions)
+    if length_factor > 0:
+        return min(int(np.ceil(np.float32(length_factor) * np.float32(source_length))), max_positions)
     return min(2 * source_length + 10, max_positions)
 
 
@@ -53,7 +56,7 @@ def greedy(ref, sources, max_length=None, min_length=0, batch_size=32, record=0,
 def _greedy_batch(ref, srcs, index, cfg, max_length, min_length, outputs, records):
     memory, valid = ref.encode(srcs)
     state = ref.start_decoder(memory, valid)
-    limits = [max_steps(len(s), cfg.max_positions, max_length) for s in srcs]
+    limits = [max_steps(len(s), cfg.max_positions, max_length, cfg.default_max_length_factor) for s in srcs]
     produced = [[] for _ in srcs]
     want = [index[j] < len(records) for j in range(len(srcs))]
     rows = {j: [] for j in range(len(srcs)) if want[j]}

@@ -41,12 +41,13 @@ class _Norm:
 
 
 class DecoderState:
-    """Per-batch decoder state: self-attention K/V cache, cross-attention K/V,
-    source mask and the next position."""
+    """Per-batch decoder state: self-attention K/V cache (or each SSRU's cell),
+    cross-attention K/V, source mask and the next position."""
 
     def __init__(self, cross_kv, src_valid):
         self.cross_kv = cross_kv                       # per layer (K, V) [B, H, S, dh]
         self.self_kv = [None] * len(cross_kv)          # per layer (K, V) [B, H, t, dh]
+        self.cells = [None] * len(cross_kv)            # per SSRU layer: c [B, d]
         self.src_valid = src_valid                     # [B, S] bool
         self.position = 0
 
@@ -54,6 +55,7 @@ class DecoderState:
         """Keeps the batch rows `rows` (a LongTensor), e.g. drops finished ones."""
         self.cross_kv = [(k[rows], v[rows]) for k, v in self.cross_kv]
         self.self_kv = [None if kv is None else (kv[0][rows], kv[1][rows]) for kv in self.self_kv]
+        self.cells = [None if c is None else c[rows] for c in self.cells]
         self.src_valid = self.src_valid[rows]
 
 
@@ -193,6 +195,11 @@ class ReferenceModel:
         t = ids.shape[1]
         start = state.position
         x = self._embed("decoder", self.tgt_embedding, self.tgt_positions, ids, start)
+        if start == 0 and self.config.decoder_starts_from_zero:
+            # Marian: position 0's input is a zero embedding, whatever id stands there
+            x = x.clone()
+            x[:, 0] = self._embed("decoder", torch.zeros_like(self.tgt_embedding[:1]), self.tgt_positions,
+                                  torch.zeros((1, 1), dtype=torch.long), 0)[0, 0]
         # position start+i sees cached positions and new ones up to itself
         causal = torch.arange(start + t)[None, :] <= (start + torch.arange(t))[:, None]
         causal = causal[None, None]
@@ -215,7 +222,19 @@ class ReferenceModel:
                 k, v = state.cross_kv[i]
                 return self.linear(p + "cross_attention.output", self._attend(q, k, v, cross_mask, cross_weights))
 
-            x = self._block(x, self.norms[p + "self_attention_norm"], self_att)
+            def ssru(h, i=i, p=p):
+                transformed = self.linear(p + "ssru.transform", h)
+                forget = torch.sigmoid(self.linear(p + "ssru.forget_gate", h))
+                c = state.cells[i] if state.cells[i] is not None else torch.zeros_like(h[:, 0])
+                out = []
+                for j in range(h.shape[1]):
+                    c = forget[:, j] * c + (1 - forget[:, j]) * transformed[:, j]
+                    out.append(torch.relu(c))
+                state.cells[i] = c
+                return torch.stack(out, dim=1)
+
+            first = ssru if self.model.decoder.layers[i].ssru is not None else self_att
+            x = self._block(x, self.norms[p + "self_attention_norm"], first)
             x = self._block(x, self.norms[p + "cross_attention_norm"], cross_att)
             x = self._block(x, self.norms[p + "feed_forward_norm"],
                             lambda h, p=p: self._feed_forward(p + "feed_forward", h))

@@ -34,6 +34,13 @@ struct DecodeOptions {
   // Finished hypotheses are ranked by sum / length^length_penalty, the
   // length counting </s> when the hypothesis ended with it (ties: the one
   // that finished first); of more than beam_size, the best beam_size are kept.
+  // A model whose file asks for Marian's search (ModelConfig::shrinking_beam)
+  // gets it instead: each step ranks the continuations of every alive
+  // hypothesis as above and takes the first n, n the number alive (beam_size
+  // at the first step); those that end with </s> (all of them at the length
+  // limit) finish and leave the beam, which shrinks, the others go on; a
+  // sentence stops when none is alive. A target prefix's first step after it
+  // has no dead beams then.
   int beam_size = 1;
   float length_penalty = 1.0f;
   // Hypotheses returned per sentence (n-best), 1..beam_size.

@@ -8,8 +8,18 @@ namespace edgemt {
 enum class NormPlacement { kPostLN, kPreLN };
 // kGELU is the exact (erf) form; kGELUTanh and kGELUSigmoid its approximations.
 enum class Activation { kReLU, kGELU, kSiLU, kGELUTanh, kGELUSigmoid };
-// kSinusoidalOpenNMT: OpenNMT-tf's and CTranslate2's table (positions from 1).
-enum class PositionEncoding { kSinusoidalInterleaved, kSinusoidalHalves, kLearned, kSinusoidalOpenNMT };
+// kSinusoidalOpenNMT: OpenNMT-tf's and CTranslate2's table (positions from
+// 1); kSinusoidalMarian: its frequencies from position 0, Marian's own.
+enum class PositionEncoding {
+  kSinusoidalInterleaved,
+  kSinusoidalHalves,
+  kLearned,
+  kSinusoidalOpenNMT,
+  kSinusoidalMarian
+};
+// What a decoder layer's first block is: masked self-attention, or Marian's
+// SSRU, a recurrent cell whose state is one vector per hypothesis.
+enum class DecoderBlock { kSelfAttention, kSSRU };
 
 // The hyperparameters a model file declares (see schema/edgemt.fbs).
 struct ModelConfig {
@@ -55,6 +65,17 @@ struct ModelConfig {
   // The checkpoint's own length penalty (an Argos Translate package's 0.2),
   // for callers that do not choose; 1 when the file states none.
   float default_length_penalty = 1.0f;
+  DecoderBlock decoder_block = DecoderBlock::kSelfAttention;
+  // Marian: the first decoder input is a zero embedding (plus position 0),
+  // not decoder_start_id's row.
+  bool decoder_starts_from_zero = false;
+  // The checkpoint's own length limit when the caller sets none: at most
+  // ceil(factor x source ids) decoder steps (Marian's max-length-factor);
+  // 0: the runtime's rule (decoding/decoding_job.h, StepsLimit).
+  float default_max_length_factor = 0.0f;
+  // The checkpoint's beam search is Marian's (DecodeOptions::beam_size says
+  // how it differs from the default one).
+  bool shrinking_beam = false;
 };
 
 }  // namespace edgemt

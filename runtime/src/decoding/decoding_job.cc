@@ -1,6 +1,7 @@
 #include "decoding/decoding_job.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace edgemt {
 
@@ -13,14 +14,20 @@ void DecodingScratch::Plan(size_t batch, size_t rows, size_t vocab, ArenaLayout*
   layout->Add(&ids, vocab);
 }
 
-size_t StepsLimit(const DecodeOptions& options, size_t source_size, size_t prefix_size, size_t max_target) {
+size_t StepsLimit(const DecodeOptions& options, float length_factor, size_t source_size, size_t prefix_size,
+                  size_t max_target) {
   if (options.max_length > 0) return static_cast<size_t>(options.max_length);
+  if (length_factor > 0.0f) {
+    // Marian stops at step t once t + 1 >= factor x source length, in float.
+    const float steps = std::ceil(length_factor * static_cast<float>(source_size));
+    return std::min(static_cast<size_t>(steps) + prefix_size, max_target);
+  }
   return std::min(2 * source_size + 10 + prefix_size, max_target);
 }
 
 size_t DecodingJob::StepsFor(size_t s) const {
   if (step_limits != nullptr) return static_cast<size_t>(step_limits[s]);
-  return StepsLimit(*options, SourceOf(s).size, PrefixOf(s).size, max_target);
+  return StepsLimit(*options, config->default_max_length_factor, SourceOf(s).size, PrefixOf(s).size, max_target);
 }
 
 void DecodingJob::ApplyProcessors(size_t s, const int32_t* output, size_t produced, float* logits,

@@ -69,10 +69,13 @@ struct DecodingJob {
   size_t StepsFor(size_t s) const;
 };
 
-// A sentence's decoder steps: max_length when set, else the reference
-// decoder's rule, 2 x its source ids + 10 with room for its prefix, within
-// the translator's max_target_length.
-size_t StepsLimit(const DecodeOptions& options, size_t source_size, size_t prefix_size, size_t max_target);
+// A sentence's decoder steps: max_length when set, else the model's
+// length_factor (ModelConfig::default_max_length_factor) times its source
+// ids rounded up, or without one the reference decoder's rule, 2 x its
+// source ids + 10; either with room for its prefix, within the
+// translator's max_target_length.
+size_t StepsLimit(const DecodeOptions& options, float length_factor, size_t source_size, size_t prefix_size,
+                  size_t max_target);
 
 // What a model never lets decoding choose: its file's banned ids; in files
 // without them, pad, unk and <s> for beam search and sampling, and nothing

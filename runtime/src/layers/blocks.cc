@@ -19,6 +19,11 @@ bool CrossAttentionOps::Configure(const AttentionView& view, const char* name, L
   return to_pack->push_back(&query) && to_pack->push_back(&key_value) && to_pack->push_back(&output);
 }
 
+bool SSRUOps::Configure(const SSRUView& view, const char* name, LinearOpList* to_pack) {
+  transform_forget.Configure({view.transform, view.forget_gate}, name);
+  return to_pack->push_back(&transform_forget);
+}
+
 bool FeedForwardOps::Configure(const FeedForwardView& view, Activation activation, const char* name,
                                LinearOpList* to_pack) {
   activation_ = activation;

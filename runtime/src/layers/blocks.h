@@ -39,6 +39,14 @@ struct CrossAttentionOps {
   bool Configure(const AttentionView& view, const char* name, LinearOpList* to_pack);
 };
 
+// Marian's SSRU: its transform and forget gate in one product ([rows, 2d]);
+// the cell step itself is ops/ssru_cell.h.
+struct SSRUOps {
+  static constexpr size_t kLinears = 1;
+  LinearOp transform_forget;
+  bool Configure(const SSRUView& view, const char* name, LinearOpList* to_pack);
+};
+
 class FeedForwardOps {
  public:
   static constexpr size_t kLinears = 2;

@@ -7,14 +7,16 @@
 #include "ops/attention.h"
 #include "ops/embedding.h"
 #include "ops/layer_norm.h"
-#include "shortlist/unlisted_mass.h"
 #include "ops/profiler.h"
+#include "ops/ssru_cell.h"
+#include "shortlist/unlisted_mass.h"
 #include "base/thread_pool.h"
 
 namespace edgemt {
 
 Status Decoder::Configure(const ModelWeights& weights, size_t history_length, LinearOpList* to_pack) {
   weights_ = &weights;
+  ssru_ = weights.config.decoder_block == DecoderBlock::kSSRU;
   history_length_ = history_length;
   const size_t first = to_pack->size();
   const size_t count = weights.decoder_layers.size();
@@ -24,8 +26,9 @@ Status Decoder::Configure(const ModelWeights& weights, size_t history_length, Li
   for (size_t i = 0; i < layers_.size(); ++i) {
     const DecoderLayerView& view = weights.decoder_layers[i];
     Layer& layer = layers_[i];
-    if (!layer.self_attention.Configure(view.self_attention, "decoder self-attention", to_pack) ||
-        !layer.cross_attention.Configure(view.cross_attention, "decoder cross-attention", to_pack) ||
+    const bool first_block = ssru_ ? layer.ssru.Configure(view.ssru, "decoder SSRU", to_pack)
+                                   : layer.self_attention.Configure(view.self_attention, "decoder self-attention", to_pack);
+    if (!first_block || !layer.cross_attention.Configure(view.cross_attention, "decoder cross-attention", to_pack) ||
         !layer.feed_forward.Configure(view.feed_forward, weights.config.activation, "decoder feed-forward", to_pack))
       return full();
     layer.self_attention_norm = view.self_attention_norm;
@@ -71,14 +74,7 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
   // Attention rows go to the pool when the step's products do (its workers are awake then).
   const bool parallel = StepRunsInParallel(count);
 
-  {
-    ScopedTimer timer(context.profile, TimeCategory::kEmbedding);
-    const float* positions = weights_->target_positions != nullptr ? weights_->target_positions : workspace.positions;
-    for (size_t s = 0; s < count; ++s)
-      EmbedToken(weights_->target_embedding, tokens[s], config.embedding_scale, positions + step * d, b.x + s * d);
-    const LayerNormView& norm = weights_->decoder_embedding_norm;
-    if (norm.gamma != nullptr) LayerNorm(b.x, count, d, norm.gamma, norm.beta, eps, b.x);
-  }
+  Embed(tokens, count, step, workspace, context);
 
   // Runs one attention sub-block's input side: pre-LN normalisation.
   auto sub_block_input = [&](const LayerNormView& norm) -> const float* {
@@ -97,7 +93,7 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
     }
   };
 
-  for (size_t r = 0; r < count; ++r) {  // each row's key and value at `step` go to its own slot's row
+  for (size_t r = 0; !ssru_ && r < count; ++r) {  // each row's key and value at `step` go to its own slot's row
     const size_t own_row = static_cast<size_t>(slots[r]) * history_length_ + step;
     workspace.self_history[own_row] = static_cast<int32_t>(own_row);
   }
@@ -105,10 +101,15 @@ Status Decoder::Step(const int32_t* tokens, const int32_t* slots, size_t count, 
     const Layer& layer = layers_[l];
 
     const float* in = sub_block_input(layer.self_attention_norm);
-    EDGEMT_RETURN_IF_ERROR(
-        layer.self_attention.query_key_value.Run(in, count, b.qkv, scratch, context.pool, context.profile));
-    AttendSelf(l, slots, count, step, parallel, workspace, context);
-    EDGEMT_RETURN_IF_ERROR(layer.self_attention.output.Run(b.context, count, b.projected, scratch, context.pool, context.profile));
+    if (ssru_) {
+      EDGEMT_RETURN_IF_ERROR(RunSSRU(l, in, slots, count, step, workspace, context));
+    } else {
+      EDGEMT_RETURN_IF_ERROR(
+          layer.self_attention.query_key_value.Run(in, count, b.qkv, scratch, context.pool, context.profile));
+      AttendSelf(l, slots, count, step, parallel, workspace, context);
+      EDGEMT_RETURN_IF_ERROR(
+          layer.self_attention.output.Run(b.context, count, b.projected, scratch, context.pool, context.profile));
+    }
     sub_block_output(layer.self_attention_norm);
 
     in = sub_block_input(layer.cross_attention_norm);
@@ -215,6 +216,37 @@ void Decoder::AttendSelf(size_t l, const int32_t* slots, size_t count, size_t st
   ParallelFor(context.pool, parallel, count * groups, attend);
 }
 
+void Decoder::Embed(const int32_t* tokens, size_t count, size_t step, Workspace& workspace,
+                    const RunContext& context) const {
+  ScopedTimer timer(context.profile, TimeCategory::kEmbedding);
+  const ModelConfig& config = weights_->config;
+  const size_t d = static_cast<size_t>(config.d_model);
+  float* x = workspace.decoder.x;
+  const float* positions = weights_->target_positions != nullptr ? weights_->target_positions : workspace.positions;
+  if (step == 0 && config.decoder_starts_from_zero) {
+    for (size_t s = 0; s < count; ++s) std::memcpy(x + s * d, positions, d * sizeof(float));  // 0 * scale + P[0]
+  } else {
+    for (size_t s = 0; s < count; ++s)
+      EmbedToken(weights_->target_embedding, tokens[s], config.embedding_scale, positions + step * d, x + s * d);
+  }
+  const LayerNormView& norm = weights_->decoder_embedding_norm;
+  if (norm.gamma != nullptr) LayerNorm(x, count, d, norm.gamma, norm.beta, config.layer_norm_epsilon, x);
+}
+
+Status Decoder::RunSSRU(size_t l, const float* in, const int32_t* slots, size_t count, size_t step,
+                        Workspace& workspace, const RunContext& context) const {
+  const StackBuffers& b = workspace.decoder;
+  const size_t d = static_cast<size_t>(weights_->config.d_model);
+  EDGEMT_RETURN_IF_ERROR(layers_[l].ssru.transform_forget.Run(in, count, b.qkv, ScratchOf(b), context.pool, context.profile));
+  ScopedTimer timer(context.profile, TimeCategory::kOther);
+  for (size_t r = 0; r < count; ++r) {
+    float* cell = workspace.ssru_cells[l] + static_cast<size_t>(slots[r]) * d;
+    if (step == 0) std::memset(cell, 0, d * sizeof(float));  // c before the first step
+    SSRUCellStep(b.qkv + r * 2 * d, d, cell, b.projected + r * d);
+  }
+  return Status::Ok();
+}
+
 void Decoder::AttendCross(size_t l, const int32_t* slots, size_t count, size_t per_source, size_t source_length,
                           bool parallel, Workspace& workspace, const RunContext& context, int32_t* alignments) const {
   ScopedTimer timer(context.profile, TimeCategory::kAttention);
@@ -241,6 +273,12 @@ void Decoder::AttendCross(size_t l, const int32_t* slots, size_t count, size_t p
 }
 
 void Decoder::CopyHistory(size_t from, size_t to, size_t positions, Workspace& workspace) const {
+  if (ssru_) {
+    const size_t d = static_cast<size_t>(weights_->config.d_model);
+    for (size_t l = 0; l < layers_.size(); ++l)
+      std::memcpy(workspace.ssru_cells[l] + to * d, workspace.ssru_cells[l] + from * d, d * sizeof(float));
+    return;
+  }
   const int32_t* source = workspace.self_history + from * history_length_;
   std::memcpy(workspace.self_history + to * history_length_, source, positions * sizeof(int32_t));
 }

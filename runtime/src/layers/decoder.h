@@ -1,5 +1,6 @@
 // The decoder stack, one step at a time: masked self-attention over a
-// key/value history, cross-attention over keys and values computed once per
+// key/value history (or Marian's SSRU, whose state is a vector per
+// hypothesis), cross-attention over keys and values computed once per
 // batch, feed-forward blocks and the output projection.
 #pragma once
 
@@ -59,6 +60,7 @@ class Decoder {
   // first `positions` positions of the one in slot `from`: their list of
   // history rows (Workspace::self_history), not the keys and values. A row is
   // written once, at its position's step, so branches share their past.
+  // An SSRU decoder's slot takes the other's cells instead (d floats a layer).
   void CopyHistory(size_t from, size_t to, size_t positions, Workspace& workspace) const;
 
   // Whether PrepareCrossAttention over `rows` rows (count x source length),
@@ -68,7 +70,8 @@ class Decoder {
 
  private:
   struct Layer {
-    SelfAttentionOps self_attention;
+    SelfAttentionOps self_attention;  // or
+    SSRUOps ssru;
     LayerNormView self_attention_norm;
     CrossAttentionOps cross_attention;
     LayerNormView cross_attention_norm;
@@ -82,11 +85,19 @@ class Decoder {
   // in its slot's row for `step`, then attends the rows of its history.
   void AttendSelf(size_t l, const int32_t* slots, size_t count, size_t step, bool parallel, Workspace& workspace,
                   const RunContext& context) const;
+  // Each row's input embedding into workspace.decoder.x (Marian's first
+  // step: zeros, plus the position).
+  void Embed(const int32_t* tokens, size_t count, size_t step, Workspace& workspace, const RunContext& context) const;
+  // Layer l's SSRU for each row: its slot's cell takes the step, the
+  // block's output goes to workspace.decoder.projected.
+  Status RunSSRU(size_t l, const float* in, const int32_t* slots, size_t count, size_t step, Workspace& workspace,
+                 const RunContext& context) const;
   // Layer l's cross-attention for each row, over its source's keys and values.
   void AttendCross(size_t l, const int32_t* slots, size_t count, size_t per_source, size_t source_length,
                    bool parallel, Workspace& workspace, const RunContext& context, int32_t* alignments) const;
 
   const ModelWeights* weights_ = nullptr;
+  bool ssru_ = false;  // ModelConfig::decoder_block
   size_t history_length_ = 0;
   FixedArray<Layer> layers_;
   LinearOp output_projection_;

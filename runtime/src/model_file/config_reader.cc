@@ -76,13 +76,18 @@ Status ReadKinds(const fb::Config* c, ModelConfig* out) {
     case fb::PositionEncoding::SinusoidalOpenNMT:
       out->position_encoding = PositionEncoding::kSinusoidalOpenNMT;
       break;
+    case fb::PositionEncoding::SinusoidalMarian:
+      out->position_encoding = PositionEncoding::kSinusoidalMarian;
+      break;
     default:
       return Invalid("unknown position encoding " + std::to_string(static_cast<int>(c->position_encoding())));
   }
   if (out->position_encoding != PositionEncoding::kLearned && out->d_model % 2 != 0)
     return Invalid("sinusoidal positions need an even d_model");
-  if (out->position_encoding == PositionEncoding::kSinusoidalOpenNMT && out->d_model < 4)
-    return Invalid("OpenNMT's sinusoidal positions need a d_model of at least 4");
+  if ((out->position_encoding == PositionEncoding::kSinusoidalOpenNMT ||
+       out->position_encoding == PositionEncoding::kSinusoidalMarian) &&
+      out->d_model < 4)
+    return Invalid("OpenNMT's and Marian's sinusoidal positions need a d_model of at least 4");
   return Status::Ok();
 }
 
@@ -130,6 +135,12 @@ Status ReadIds(const fb::Config* c, ModelConfig* out) {
   out->default_length_penalty = c->default_length_penalty();
   out->default_beam_size = static_cast<int>(c->default_beam_size());
   out->default_max_length = static_cast<int>(c->default_max_length());
+  out->decoder_starts_from_zero = c->decoder_starts_from_zero();
+  const float factor = c->default_max_length_factor();
+  if (!(factor >= 0.0f && factor <= 64.0f))
+    return Invalid("default_max_length_factor " + std::to_string(factor) + " is outside 0..64");
+  out->default_max_length_factor = factor;
+  out->shrinking_beam = c->shrinking_beam();
   return Status::Ok();
 }
 

@@ -180,6 +180,13 @@ Status ReadAttention(const fb::Attention* attention, const TensorName& name, int
   return ReadLinear(attention->output(), TensorName(name, "output"), d, d, nullptr, &out->output);
 }
 
+Status ReadSSRU(const fb::SSRU* ssru, const TensorName& name, int d, SSRUView* out) {
+  if (ssru == nullptr) return Invalid("SSRU " + name + " is missing");
+  EDGEMT_RETURN_IF_ERROR(ReadLinear(ssru->transform(), TensorName(name, "transform"), d, d, nullptr, &out->transform));
+  if (out->transform.bias != nullptr) return Invalid(name + ".transform has a bias; an SSRU's has none");
+  return ReadLinear(ssru->forget_gate(), TensorName(name, "forget_gate"), d, d, nullptr, &out->forget_gate);
+}
+
 Status ReadFeedForward(const fb::FeedForward* ffn, const TensorName& name, int d, int d_ff, FeedForwardView* out) {
   if (ffn == nullptr) return Invalid("feed-forward block " + name + " is missing");
   EDGEMT_RETURN_IF_ERROR(ReadLinear(ffn->up(), TensorName(name, "up"), d_ff, d, nullptr, &out->up));
@@ -310,12 +317,25 @@ Status ReadDecoderLayers(const fb::Decoder* decoder, ModelWeights* weights) {
   uint32_t count = 0;
   EDGEMT_RETURN_IF_ERROR(CheckLayerCount(decoder->layers(), config.decoder_layers, "decoder", &count));
   if (!weights->decoder_layers.Allocate(count)) return Status(StatusCode::kResourceExhausted, "out of memory");
+  // Format 2.8: the first layer says which block the decoder has; every layer has the same.
+  const fb::DecoderLayer* first = count > 0 ? decoder->layers()->Get(0) : nullptr;
+  const bool ssru = first != nullptr && first->ssru() != nullptr;
+  weights->config.decoder_block = ssru ? DecoderBlock::kSSRU : DecoderBlock::kSelfAttention;
   for (uint32_t i = 0; i < count; ++i) {
     const fb::DecoderLayer* layer = decoder->layers()->Get(i);
     DecoderLayerView& view = weights->decoder_layers[i];
     const TensorName name("decoder.layers", i);
     if (layer == nullptr) return Invalid(name + " is missing");
-    EDGEMT_RETURN_IF_ERROR(ReadAttention(layer->self_attention(), TensorName(name, "self_attention"), d, &view.self_attention));
+    if ((layer->ssru() != nullptr) != ssru || (layer->self_attention() != nullptr) == ssru)
+      return Invalid(name + " has " + (layer->ssru() != nullptr ? "an SSRU" : "no SSRU") + " and " +
+                     (layer->self_attention() != nullptr ? "self-attention" : "no self-attention") +
+                     ": every decoder layer needs the first layer's one of them (" +
+                     (ssru ? "an SSRU" : "self-attention") + ")");
+    if (ssru) {
+      EDGEMT_RETURN_IF_ERROR(ReadSSRU(layer->ssru(), TensorName(name, "ssru"), d, &view.ssru));
+    } else {
+      EDGEMT_RETURN_IF_ERROR(ReadAttention(layer->self_attention(), TensorName(name, "self_attention"), d, &view.self_attention));
+    }
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->self_attention_norm(), TensorName(name, "self_attention_norm"), d, &view.self_attention_norm));
     EDGEMT_RETURN_IF_ERROR(ReadAttention(layer->cross_attention(), TensorName(name, "cross_attention"), d, &view.cross_attention));
     EDGEMT_RETURN_IF_ERROR(ReadLayerNorm(layer->cross_attention_norm(), TensorName(name, "cross_attention_norm"), d, &view.cross_attention_norm));
@@ -339,7 +359,8 @@ bool AnyInt8(const ModelWeights& weights) {
     any_int8 = any_int8 || attention_int8(layer.self_attention) || feed_forward_int8(layer.feed_forward);
   for (const auto& layer : weights.decoder_layers)
     any_int8 = any_int8 || attention_int8(layer.self_attention) || attention_int8(layer.cross_attention) ||
-               feed_forward_int8(layer.feed_forward);
+               feed_forward_int8(layer.feed_forward) || layer.ssru.transform.is_quantized() ||
+               layer.ssru.forget_gate.is_quantized();
   return any_int8;
 }
 
@@ -379,6 +400,7 @@ Status ReadModel(const uint8_t* data, size_t size, ModelWeights* weights) {
 
 Status CheckPackingSlack(const ModelWeights& weights, const uint8_t* end) {
   auto check = [end](const LinearView& linear, const char* what) -> Status {
+    if (!linear.weight.present()) return Status::Ok();  // the block a decoder layer does not have
     const auto* last = static_cast<const uint8_t*>(linear.weight.data) + linear.weight.bytes();
     if (end - last < static_cast<std::ptrdiff_t>(kPackingReadSlack))
       return Invalid(std::string("a Linear weight (") + what + ") ends " + std::to_string(end - last) +
@@ -400,6 +422,8 @@ Status CheckPackingSlack(const ModelWeights& weights, const uint8_t* end) {
   }
   for (const DecoderLayerView& layer : weights.decoder_layers) {
     EDGEMT_RETURN_IF_ERROR(attention(layer.self_attention, "decoder self-attention"));
+    EDGEMT_RETURN_IF_ERROR(check(layer.ssru.transform, "decoder SSRU"));
+    EDGEMT_RETURN_IF_ERROR(check(layer.ssru.forget_gate, "decoder SSRU"));
     EDGEMT_RETURN_IF_ERROR(attention(layer.cross_attention, "decoder cross-attention"));
     EDGEMT_RETURN_IF_ERROR(feed_forward(layer.feed_forward, "decoder feed-forward"));
   }

@@ -87,8 +87,17 @@ struct EncoderLayerView {
   LayerNormView feed_forward_norm;
 };
 
+// Marian's SSRU (schema/edgemt.fbs): transform [d, d] without a bias,
+// forget_gate [d, d] with one.
+struct SSRUView {
+  LinearView transform, forget_gate;
+};
+
+// self_attention or ssru, as ModelConfig::decoder_block says; the norm
+// after either is self_attention_norm.
 struct DecoderLayerView {
   AttentionView self_attention;
+  SSRUView ssru;
   LayerNormView self_attention_norm;
   AttentionView cross_attention;
   LayerNormView cross_attention_norm;

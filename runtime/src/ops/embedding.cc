@@ -8,16 +8,19 @@ namespace edgemt {
 
 void FillSinusoidalTable(PositionEncoding layout, size_t num_positions, size_t d, float* table) {
   const size_t half = d / 2;
-  // OpenNMT (CTranslate2): frequency i is exp(-i ln(10000) / (d/2 - 1)) and
-  // positions count from 1; the others: exp(-2i ln(10000) / d), from 0.
+  // OpenNMT (CTranslate2) and Marian: frequency i is exp(-i ln(10000) /
+  // (d/2 - 1)), positions from 1 (OpenNMT) or 0 (Marian); the others:
+  // exp(-2i ln(10000) / d), from 0.
   const bool opennmt = layout == PositionEncoding::kSinusoidalOpenNMT;
-  // (The OpenNMT step in float, as CTranslate2 computes it.)
-  const float exponent_step = opennmt ? -(std::log(10000.0f) / static_cast<float>(half - 1))
-                                      : static_cast<float>(-std::log(10000.0) / static_cast<double>(d));
+  const bool marian = layout == PositionEncoding::kSinusoidalMarian;
+  // (Their step in float, as CTranslate2 and Marian compute it.)
+  const float exponent_step = opennmt || marian
+                                  ? -(std::log(10000.0f) / static_cast<float>(half - 1))
+                                  : static_cast<float>(-std::log(10000.0) / static_cast<double>(d));
   const size_t first_position = opennmt ? 1 : 0;
   // Each frequency once (the same floats as per element: loading is timed).
   for (size_t i = 0; i < half; ++i) {
-    const float frequency = std::exp(static_cast<float>(opennmt ? i : 2 * i) * exponent_step);
+    const float frequency = std::exp(static_cast<float>(opennmt || marian ? i : 2 * i) * exponent_step);
     for (size_t p = 0; p < num_positions; ++p) {
       float* row = table + p * d;
       const float angle = static_cast<float>(p + first_position) * frequency;

@@ -10,8 +10,7 @@
 namespace edgemt {
 
 // Fills table[p, :] for p < num_positions with the sinusoidal encoding of
-// `layout` (kSinusoidalInterleaved, kSinusoidalHalves or kSinusoidalOpenNMT), in float32 as the
-// PyTorch reference computes it.
+// `layout` (any but kLearned), in float32 as the PyTorch reference computes it.
 void FillSinusoidalTable(PositionEncoding layout, size_t num_positions, size_t d, float* table);
 
 // out[:] = embedding[token, :] * scale + positions[:]  (one row of d floats).

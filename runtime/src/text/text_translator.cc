@@ -116,7 +116,7 @@ void TextTranslator::Impl::TranslatePrepared(std::vector<std::vector<int32_t>>& 
       // at the length limit as any prefix is (DecodeOptions::target_prefixes).
       if (prefixes != nullptr && !(*prefixes)[i].empty()) {
         const std::vector<int32_t>& prefix = (*prefixes)[i];
-        const size_t limit = StepsLimit(decode, 0, prefix.size(),
+        const size_t limit = StepsLimit(decode, model->config().default_max_length_factor, 0, prefix.size(),
                                         static_cast<size_t>(translator->options().max_target_length));
         for (TextHypothesis& h : result.hypotheses) {
           h.ids.assign(prefix.begin(), prefix.begin() + static_cast<std::ptrdiff_t>(std::min(limit, prefix.size())));

@@ -45,20 +45,29 @@ void Workspace::Plan(const ModelConfig& config, bool int8, const Limits& limits,
   const size_t layers = static_cast<size_t>(config.decoder_layers);
   const size_t source_rows = limits.batch * limits.source;
   const size_t rows = limits.batch * limits.beam;  // hypotheses
-  const size_t history_rows = rows * limits.target;
+  const bool ssru = config.decoder_block == DecoderBlock::kSSRU;
+  const size_t history_rows = ssru ? 0 : rows * limits.target;
 
   layout->Add(&memory, source_rows * d);
   layout->Add(&cross_kv, layers);
-  layout->Add(&self_keys, layers);
-  layout->Add(&self_values, layers);
+  if (ssru) {
+    layout->Add(&ssru_cells, layers);
+  } else {
+    layout->Add(&self_keys, layers);
+    layout->Add(&self_values, layers);
+  }
   // Measuring, the tables do not exist yet: their entries are measured in a scratch slot.
   float* measured = nullptr;
   for (size_t i = 0; i < layers; ++i) {
     layout->Add(layout->bound() ? &cross_kv[i] : &measured, source_rows * CrossKeyValueStride(d));
-    layout->Add(layout->bound() ? &self_keys[i] : &measured, history_rows * SelfHistoryStride(d));
-    layout->Add(layout->bound() ? &self_values[i] : &measured, history_rows * SelfHistoryStride(d));
+    if (ssru) {
+      layout->Add(layout->bound() ? &ssru_cells[i] : &measured, rows * d);
+    } else {
+      layout->Add(layout->bound() ? &self_keys[i] : &measured, history_rows * SelfHistoryStride(d));
+      layout->Add(layout->bound() ? &self_values[i] : &measured, history_rows * SelfHistoryStride(d));
+    }
   }
-  layout->Add(&self_history, history_rows);
+  if (!ssru) layout->Add(&self_history, history_rows);
   layout->Add(&key_mask, source_rows);
   if (config.position_encoding != PositionEncoding::kLearned)
     layout->Add(&positions, std::max(limits.source, limits.target) * d);

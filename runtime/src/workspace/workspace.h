@@ -68,6 +68,9 @@ struct Workspace {
   // (slot * target + position) of self_keys and self_values that holds each
   // of its positions. Branches of one parent list the same rows (Decoder::CopyHistory).
   int32_t* self_history = nullptr;
+  // An SSRU decoder has no history (the three above are empty) but, per
+  // layer, each history slot's cell: [batch * beam, d].
+  float** ssru_cells = nullptr;
   uint8_t* key_mask = nullptr;        // [batch * source] 1 = a real source token
   float* positions = nullptr;         // [max(source, target), d] sinusoidal table
   float* logits = nullptr;            // [batch * beam, target_vocab]

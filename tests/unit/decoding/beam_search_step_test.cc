@@ -290,3 +290,53 @@ TEST_CASE("the normalizer without excluded ids is the log-sum-exp of the allowed
     CHECK(ExcludingIds(all, logits.data(), vocab, BannedIds()) == all);
   }
 }
+
+TEST_CASE("Marian's shrinking beam: a finished hypothesis leaves it, each step keeps as many as are alive") {
+  Buffers buffers(3);
+  std::vector<int32_t> next;
+  BeamRule rule = Rule(3, 1);
+  rule.length_penalty = 1.0f;
+  rule.shrinking = true;
+  // Step 0 from the start: the best 3 (the beam) are </s>, 4 and 5: </s> finishes, two go on.
+  BeamStepResult result = Step(rule, {{2.0f, 1.0f, 0.5f}}, 0, 0, &buffers, &next);
+  CHECK(buffers.fin_total[0] == 1);
+  CHECK_FALSE(result.done);
+  REQUIRE(result.live == 2);
+  CHECK(next[0] == 4);
+  CHECK(next[1] == 5);
+  // Step 1: two alive, so the best 2 of their 6 continuations: both of row 0's words (4 4, 4 5);
+  // row 1's 4 and </s>, third and fourth, are not taken (the default rule would take 3, beam's).
+  result = Step(rule, {{-9.0f, 3.0f, 2.9f}, {0.0f, 1.0f, -9.0f}}, 1, 1, &buffers, &next);
+  CHECK(buffers.fin_total[0] == 1);
+  REQUIRE(result.live == 2);
+  CHECK(buffers.parent[0] == 0);
+  CHECK(buffers.parent[1] == 0);
+  // Step 2: row 1's </s> is among the best 2: it finishes; one goes on, the beam is 1 now.
+  result = Step(rule, {{-9.0f, 1.0f, -9.0f}, {3.0f, -9.0f, -9.0f}}, 2, 0, &buffers, &next);
+  CHECK(buffers.fin_total[0] == 2);
+  REQUIRE(result.live == 1);
+  CHECK_FALSE(result.done);
+  // Step 3: the last one ends: the beam is empty and the sentence done, with three finished
+  // (one per place the first step opened), ranked by sum / length.
+  result = Step(rule, {{4.0f, -9.0f, -9.0f}}, 3, 1, &buffers, &next);
+  CHECK(result.done);
+  CHECK(buffers.fin_count[0] == 3);
+  RankFinished(0, 3, &buffers.b);
+  for (int k = 0; k + 1 < 3; ++k)
+    CHECK(buffers.fin_scores[buffers.order[k]] >= buffers.fin_scores[buffers.order[k + 1]]);
+}
+
+TEST_CASE("Marian's shrinking beam finishes every alive hypothesis at the length limit") {
+  Buffers buffers(2);
+  std::vector<int32_t> next;
+  BeamRule rule = Rule(2, 1);
+  rule.length_penalty = 1.0f;
+  rule.shrinking = true;
+  BeamStepResult result = Step(rule, {{-9.0f, 1.0f, 0.5f}}, 0, 0, &buffers, &next);
+  REQUIRE(result.live == 2);
+  result = Step(rule, {{-9.0f, 1.0f, 0.5f}, {-9.0f, 0.2f, 0.1f}}, 1, 1, &buffers, &next, /*last_step=*/true);
+  CHECK(result.done);
+  CHECK(buffers.fin_count[0] == 2);
+  CHECK(buffers.fin_eos[0] == 0);
+  CHECK(buffers.fin_eos[1] == 0);
+}

@@ -46,7 +46,13 @@ std::vector<TestModelSpec> Specs() {
   int4_model.int4_block = 32;
   int4_model.d_model = 32;
   int4_model.d_ff = 64;
-  return {float_model, int8_model, int4_model};
+  // SSRU decoders: their cells are copied with the beam, and Marian's beam shrinks.
+  TestModelSpec marian_model;
+  marian_model.marian = true;
+  TestModelSpec marian_int8_model = marian_model;
+  marian_int8_model.int8 = true;
+  marian_int8_model.tied_output = true;
+  return {float_model, int8_model, int4_model, marian_model, marian_int8_model};
 }
 
 }  // namespace

@@ -341,3 +341,35 @@ TEST_CASE("an int8 layer anywhere gets the int8 scratch memory") {
   CHECK(relative > 0);  // the int8 arithmetic did run
   CHECK(relative < 0.005);
 }
+
+TEST_CASE("SSRU decoders (format 2.8): every layer has one, without self-attention, its transform without a bias") {
+  auto load = [](std::function<void(fb::ModelT&)> mutate) {
+    TestModelSpec spec;
+    spec.marian = true;
+    spec.mutate = std::move(mutate);
+    return LoadBytes(BuildTestModelFile(spec));
+  };
+  CHECK(load(nullptr).ok());
+  fb::ModelT attention_model;
+  {
+    std::vector<uint8_t> bytes = BuildTestModelFile(TestModelSpec());
+    fb::GetModel(bytes.data())->UnPackTo(&attention_model);
+  }
+  CheckStatus(load([&](fb::ModelT& m) {
+                m.decoder->layers[1]->self_attention = std::move(attention_model.decoder->layers[1]->self_attention);
+              }),
+              StatusCode::kInvalidModel,
+              "decoder.layers[1] has an SSRU and self-attention: every decoder layer needs the first layer's one of "
+              "them (an SSRU)");
+  CheckStatus(load([](fb::ModelT& m) { m.decoder->layers[1]->ssru.reset(); }), StatusCode::kInvalidModel,
+              "decoder.layers[1] has no SSRU and no self-attention: every decoder layer needs the first layer's one "
+              "of them (an SSRU)");
+  CheckStatus(load([&](fb::ModelT& m) {
+                m.decoder->layers[0]->ssru->transform->bias = std::move(attention_model.decoder->layers[0]->self_attention->query->bias);
+              }),
+              StatusCode::kInvalidModel, "decoder.layers[0].ssru.transform has a bias; an SSRU's has none");
+  CheckStatus(load([](fb::ModelT& m) { m.decoder->layers[0]->ssru->forget_gate.reset(); }), StatusCode::kInvalidModel,
+              "linear layer decoder.layers[0].ssru.forget_gate is missing");
+  CheckStatus(load([](fb::ModelT& m) { m.config->default_max_length_factor = -1.0f; }), StatusCode::kInvalidModel,
+              "default_max_length_factor -1.000000 is outside 0..64");
+}

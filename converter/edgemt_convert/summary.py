@@ -38,6 +38,10 @@ def _tensors(model):
             if att is not None:
                 for p in (att.query, att.key, att.value, att.output):
                     linear(p)
+        ssru = getattr(layer, "ssru", None)
+        if ssru is not None:
+            linear(ssru.transform)
+            linear(ssru.forget_gate)
         linear(layer.feed_forward.up)
         linear(layer.feed_forward.down)
         for field in ("self_attention_norm", "cross_attention_norm", "feed_forward_norm"):
@@ -72,12 +76,19 @@ def describe_model(model):
         c_gen.append("beam size %d" % c.default_beam_size)
     if c.default_max_length:
         c_gen.append("at most %d output ids" % c.default_max_length)
-    decoding = ("\n       decoding: starts from id %d, %s" % (c.decoder_start_id, ", ".join(c_gen))) if c_gen else ""
-    return ("model: %s-LN, %s, d_model %d, %d heads, d_ff %d, %d encoder + %d decoder layers, "
+    if c.default_max_length_factor:
+        c_gen.append("at most %g x the source's ids" % c.default_max_length_factor)
+    if c.shrinking_beam:
+        c_gen.append("Marian's beam search (a finished hypothesis leaves the beam)")
+    start = "a zero embedding" if c.decoder_starts_from_zero else "id %d" % c.decoder_start_id
+    decoding = ("\n       decoding: starts from %s, %s" % (start, ", ".join(c_gen))) if c_gen else ""
+    ssru = any(layer.ssru is not None for layer in model.decoder.layers)
+    return ("model: %s-LN, %s, d_model %d, %d heads, d_ff %d, %d encoder + %d decoder layers%s, "
             "vocabularies %d/%d, max_positions %d\n"
             "       positions %s, embeddings %s, output projection %s, embedding scale %.4g, tokenizer %s"
             % (ir.NORM_NAMES[c.norm], _ACT_DISPLAY[c.activation], c.d_model, c.num_heads, c.d_ff, c.encoder_layers,
-               c.decoder_layers, c.source_vocab_size, c.target_vocab_size, c.max_positions, pos,
+               c.decoder_layers, " (SSRU)" if ssru else "", c.source_vocab_size, c.target_vocab_size,
+               c.max_positions, pos,
                "shared" if c.shared_embeddings else "separate",
                "tied to the decoder embedding" if c.tied_output else "separate",
                c.embedding_scale, tok)) + decoding

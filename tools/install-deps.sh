@@ -24,7 +24,7 @@ for group in "${groups[@]}"; do
       # The model file's schema (headers, flatc).
       libflatbuffers-dev flatbuffers-compiler) ;;
     convert) packages+=(
-      python3-torch python3-numpy python3-flatbuffers python3-sentencepiece python3-tqdm
+      python3-torch python3-numpy python3-flatbuffers python3-sentencepiece python3-tqdm python3-yaml
       flatbuffers-compiler) ;;
     test) packages+=(
       git doctest-dev valgrind

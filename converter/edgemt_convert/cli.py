@@ -1,5 +1,6 @@
 """edgemt-convert: a trained seed-layout checkpoint, an OPUS-MT / Hugging Face
-Marian model directory, a CTranslate2 model directory or an Argos Translate
+Marian model directory, a Marian model (Firefox Translations, OPUS-MT
+releases), a CTranslate2 model directory or an Argos Translate
 package -> one .edgemt file, optionally with a vocabulary shortlist; or an
 existing .edgemt file given a shortlist."""
 import argparse
@@ -23,6 +24,7 @@ examples (from the repository root, with the shared folder beside it):
   converter/edgemt-convert opus-mt-en-de --out opus-mt-en-de.int8.edgemt   # a Marian model from the hub
   converter/edgemt-convert ende_ct2/ --out ende.int8.edgemt                   # a CTranslate2 directory
   converter/edgemt-convert translate-en_de-1_9.argosmodel --out en-de.int8.edgemt  # an Argos Translate package
+  converter/edgemt-convert ende/ --out ende.int8.edgemt    # Firefox Translations: model.ende.intgemm.alphas.bin.gz, ...
   converter/edgemt-convert ../shared/models/multi30k-ende --out m.int8.edgemt \\
       --shortlist-corpus ../shared/data/multi30k/train.en ../shared/data/multi30k/train.de
   converter/edgemt-convert m.int8.edgemt --out m.sl.edgemt --shortlist-vmap vmap.txt  # a shortlist for a file
@@ -43,8 +45,10 @@ def parser():
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("checkpoint", help="checkpoint directory: model.pt, config.json [, spm.model]; a Marian model "
                                       "directory (config.json model_type marian); a CTranslate2 model directory "
-                                      "(model.bin); or an Argos Translate package (.argosmodel, or its unpacked "
-                                      "folder): converter/README.md; or a .edgemt file, to give it a shortlist")
+                                      "(model.bin); an Argos Translate package (.argosmodel, or its unpacked "
+                                      "folder); a Marian model folder or file (Firefox Translations' model.*.bin, "
+                                      "an OPUS-MT release's .npz and decoder.yml): converter/README.md; or a .edgemt "
+                                      "file, to give it a shortlist")
     p.add_argument("--out", help="output .edgemt file (for a .edgemt input: with a --shortlist-* option)")
     p.add_argument("--dtype", choices=("int8", "int4", "float32"), help="weights (default: int8)")
     p.add_argument("--block-size", metavar="N", type=int,
@@ -70,6 +74,8 @@ def parser():
     g.add_argument("--shortlist-iterations", metavar="N", type=int, help="EM iterations (default: 5)")
     g.add_argument("--shortlist-vmap", metavar="FILE", help="import a CTranslate2 vocabulary map (vmap.txt)")
     g.add_argument("--shortlist-bergamot", metavar="FILE", help="import a Bergamot/marian binary shortlist (lex.*.bin)")
+    g.add_argument("--no-shortlist", action="store_true",
+                   help="leave out the shortlist the model comes with (a Firefox model's lex.*.s2t.bin)")
     g.add_argument("--export-vmap", metavar="FILE",
                    help="also write the file's shortlist as a CTranslate2 vmap.txt (for use_vmap)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -98,15 +104,22 @@ def _options(p, args):
             given.append("--int8-embeddings")
         if args.embedding_block_size is not None:
             given.append("--embedding-block-size")
+        if args.no_shortlist:
+            given.append("--no-shortlist")
         if given:
             p.error("%s: not for a .edgemt input (it only gets a shortlist)" % ", ".join(given))
     elif args.out is None:
         p.error("the following arguments are required: --out")
+    chosen = [o for o, v in (("--shortlist-corpus", args.shortlist_corpus), ("--shortlist-vmap", args.shortlist_vmap),
+                             ("--shortlist-bergamot", args.shortlist_bergamot)) if v is not None]
+    if args.no_shortlist and chosen:
+        p.error("--no-shortlist and %s: one or the other" % " and ".join(chosen))
     opts = Options(checkpoint=args.checkpoint, out=args.out, dtype=args.dtype or "int8", keep_float=args.keep_float,
                    block_size=args.block_size, int8_embeddings=args.int8_embeddings,
                    embedding_block_size=args.embedding_block_size,
                    source_language=args.source_language,
-                   target_language=args.target_language, progress=not args.quiet, shortlist=request)
+                   target_language=args.target_language, progress=not args.quiet, shortlist=request,
+                   no_shortlist=args.no_shortlist)
     return opts, edgemt
 
 

@@ -14,6 +14,8 @@
   shortlist (--shortlist-*, format 2.7, docs/shortlist.md): built from a
            parallel corpus or imported (shortlist/), given to the model before
            quantization; --export-vmap writes it as a CTranslate2 vmap.txt too.
+           A model that comes with one (a Firefox model's lex.*.s2t.bin) gets it
+           without an option, unless --no-shortlist.
 
 Nothing is calibrated (docs/int8.md, format 2.0): a quantized file is a
 function of the checkpoint alone.
@@ -45,6 +47,7 @@ class Options:
     target_language: Optional[str] = None
     progress: bool = True
     shortlist: Request = field(default_factory=Request)     # --shortlist-* and --export-vmap
+    no_shortlist: bool = False            # --no-shortlist: not the shortlist the model comes with
 
 
 @dataclass
@@ -82,10 +85,10 @@ def convert(opts, out=None):
         raise ConversionError("--keep-float applies to int8 and int4 files only")
     steps.timed("load", t0)
     weights = (os.path.basename(weights), os.path.getsize(weights))
-    shortlist, shortlist_notes, seconds = make_shortlist(model, opts.shortlist)
+    shortlist, shortlist_notes, seconds = _shortlist(model, imported, opts)
+    notes += shortlist_notes
     if shortlist is not None:
         model.set_shortlist(shortlist)
-        notes += shortlist_notes
         steps.timings.append(("shortlist", seconds))
     vmap, vmap_notes = vmap_bytes(model, opts.shortlist)
     notes += vmap_notes
@@ -120,6 +123,26 @@ def convert(opts, out=None):
     print(text, file=out)
     print("time: %s" % timing, file=out)
     return Result(model=model, size=len(data), summary=text, notes=notes)
+
+
+def _shortlist(model, imported, opts):
+    """(model_ir.Shortlist or None, notes, seconds): the --shortlist-* option's,
+    else the one the model comes with (Imported.shortlist) unless --no-shortlist;
+    a Bergamot file through the importer's own reader when it has one."""
+    request = opts.shortlist
+    if opts.no_shortlist and request.source() is not None:
+        raise ConversionError("--no-shortlist and %s: one or the other" % request.source())
+    path, shipped = request.bergamot, False
+    if request.source() is None and imported.shortlist is not None:
+        if opts.no_shortlist:
+            return None, ["%s: the shortlist beside the model is left out (--no-shortlist)"
+                          % os.path.basename(imported.shortlist)], 0.0
+        path, shipped = imported.shortlist, True
+    if path is None or imported.read_shortlist is None:
+        return make_shortlist(model, request)
+    t0 = time.perf_counter()
+    shortlist, notes = imported.read_shortlist(path, model, shipped)
+    return shortlist, notes, time.perf_counter() - t0
 
 
 @dataclass

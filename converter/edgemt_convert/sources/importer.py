@@ -14,7 +14,7 @@ listed in sources.IMPORTERS. What it produces is the float32 model_ir.Model
 format/writer.py, the summary and the reference decoder.
 """
 from dataclasses import dataclass, field
-from typing import Dict, List, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from ..format import model_ir as ir
 
@@ -30,3 +30,14 @@ class Imported:
     # "encoder.layers.0.self_attention.query"): an int8 file keeps them instead of quantizing
     # model's float values (which are their dequantized values) again.
     quantized: Dict[str, ir.Tensor] = field(default_factory=dict)
+    # Marian's own models (marian_native): the activation scales (alphas,
+    # "<matrix>_QuantMultA") the file holds, by Marian name. Reported only: the
+    # runtime quantizes each input row itself.
+    activation_scales: Dict[str, float] = field(default_factory=dict)
+    # A shortlist the model comes with (Bergamot's lex.*.s2t.bin beside it): the
+    # conversion gives it to the model unless another --shortlist-* option or
+    # --no-shortlist says otherwise.
+    shortlist: Optional[str] = None
+    # The format's own reader of Bergamot shortlists, read_shortlist(path, model,
+    # shipped) -> (model_ir.Shortlist, notes), for that file and --shortlist-bergamot.
+    read_shortlist: Optional[Callable] = None

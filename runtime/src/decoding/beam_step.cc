@@ -156,6 +156,28 @@ void Continue(size_t first, size_t from, size_t to, int32_t token, float token_l
   }
 }
 
+// After a step's choices, whose first `live` candidates other than </s>
+// (of `count`) go on: their new cumulative scores, once every candidate has
+// read the old ones, and a valid input for each idle row.
+void SettleAlive(const BeamRule& rule, size_t first, size_t count, size_t live, BeamBuffers* b,
+                 int32_t* next_tokens) {
+  for (size_t i = 0, alive = 0; i < count && alive < live; ++i) {
+    if (b->candidate_tokens[i] == rule.eos_id) continue;
+    b->cumulative[first + alive++] = b->candidate_scores[i];
+  }
+  for (size_t r = live; r < rule.beam; ++r) next_tokens[r] = rule.eos_id;
+}
+
+// The step's result: `live` rows go on unless the sentence `stops`; one
+// that ends with nothing finished gets an empty hypothesis.
+BeamStepResult Ended(size_t sentence, size_t beam, size_t live, bool stops, BeamBuffers* b) {
+  BeamStepResult result;
+  result.live = stops ? 0 : live;
+  if (result.live == 0 && b->finished_count[sentence] == 0) FinishEmpty(sentence, beam, b);
+  result.done = result.live == 0;
+  return result;
+}
+
 // Marian's step (BeamRule::shrinking) over the sorted candidates: the
 // first beam - finished ones (as many as are alive, beam at the first
 // step); </s>, or anything at the length limit, finishes and leaves the beam.
@@ -179,15 +201,8 @@ BeamStepResult ShrinkingStep(const BeamRule& rule, size_t sentence, size_t count
     next_tokens[result.live] = token;
     ++result.live;
   }
-  for (size_t i = 0, alive = 0; i < width && alive < result.live; ++i) {  // once every candidate has read them
-    if (b->candidate_tokens[i] == rule.eos_id) continue;
-    b->cumulative[first + alive++] = b->candidate_scores[i];
-  }
-  for (size_t r = result.live; r < rule.beam; ++r) next_tokens[r] = rule.eos_id;  // a valid input for an idle row
-  if (last_step) result.live = 0;
-  if (result.live == 0 && b->finished_count[sentence] == 0) FinishEmpty(sentence, rule.beam, b);
-  result.done = result.live == 0;
-  return result;
+  SettleAlive(rule, first, width, result.live, b, next_tokens);
+  return Ended(sentence, rule.beam, result.live, last_step, b);
 }
 
 }  // namespace
@@ -251,22 +266,14 @@ BeamStepResult BeamStep(const BeamRule& rule, size_t sentence, const float* logi
     next_tokens[result.live] = token;
     ++result.live;
   }
-  // The new cumulative scores, once every candidate has read the old ones.
-  for (size_t i = 0, alive = 0; i < count && alive < result.live; ++i) {
-    if (b->candidate_tokens[i] == rule.eos_id) continue;
-    b->cumulative[first + alive++] = b->candidate_scores[i];
-  }
-  for (size_t r = result.live; r < beam; ++r) next_tokens[r] = rule.eos_id;  // a valid input for an idle row
+  SettleAlive(rule, first, count, result.live, b, next_tokens);
   // CTranslate2's rule: with a length penalty, done once `beam` hypotheses
   // have finished; without one, once the best candidate of a step was
   // </s> and num_hypotheses have finished (no alive one can beat it then).
   const size_t total = static_cast<size_t>(b->finished_total[sentence]);
   const bool done = rule.length_penalty == 0.0f ? b->top_finished[sentence] != 0 && total >= rule.num_hypotheses
                                                 : total >= beam;
-  if (done || last_step) result.live = 0;
-  if (result.live == 0 && b->finished_count[sentence] == 0) FinishEmpty(sentence, beam, b);
-  result.done = result.live == 0;
-  return result;
+  return Ended(sentence, beam, result.live, done || last_step, b);
 }
 
 void RankFinished(size_t sentence, size_t beam, BeamBuffers* b) {

@@ -291,12 +291,22 @@ TEST_CASE("the normalizer without excluded ids is the log-sum-exp of the allowed
   }
 }
 
+namespace {
+
+// Marian's search (BeamRule::shrinking), length penalty 1 as its normalize 1.
+BeamRule ShrinkingRule(size_t beam) {
+  BeamRule rule = Rule(beam, 1);
+  rule.length_penalty = 1.0f;
+  rule.shrinking = true;
+  return rule;
+}
+
+}  // namespace
+
 TEST_CASE("Marian's shrinking beam: a finished hypothesis leaves it, each step keeps as many as are alive") {
   Buffers buffers(3);
   std::vector<int32_t> next;
-  BeamRule rule = Rule(3, 1);
-  rule.length_penalty = 1.0f;
-  rule.shrinking = true;
+  const BeamRule rule = ShrinkingRule(3);
   // Step 0 from the start: the best 3 (the beam) are </s>, 4 and 5: </s> finishes, two go on.
   BeamStepResult result = Step(rule, {{2.0f, 1.0f, 0.5f}}, 0, 0, &buffers, &next);
   CHECK(buffers.fin_total[0] == 1);
@@ -329,9 +339,7 @@ TEST_CASE("Marian's shrinking beam: a finished hypothesis leaves it, each step k
 TEST_CASE("Marian's shrinking beam finishes every alive hypothesis at the length limit") {
   Buffers buffers(2);
   std::vector<int32_t> next;
-  BeamRule rule = Rule(2, 1);
-  rule.length_penalty = 1.0f;
-  rule.shrinking = true;
+  const BeamRule rule = ShrinkingRule(2);
   BeamStepResult result = Step(rule, {{-9.0f, 1.0f, 0.5f}}, 0, 0, &buffers, &next);
   REQUIRE(result.live == 2);
   result = Step(rule, {{-9.0f, 1.0f, 0.5f}, {-9.0f, 0.2f, 0.1f}}, 1, 1, &buffers, &next, /*last_step=*/true);

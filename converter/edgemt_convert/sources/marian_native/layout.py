@@ -177,26 +177,29 @@ def _vocabularies(layout, decoder, pair, problems):
         layout.spm = (_existing(folder, "source.spm"), _existing(folder, "target.spm"))
 
 
+def _shared_or_split(find, shared, source, target):
+    """[the shared vocabulary] or [source, target], as find() finds them (None: neither)."""
+    one = find(shared)
+    if one:
+        return [one]
+    src, trg = find(source), find(target)
+    return [src, trg] if src and trg else None
+
+
 def _firefox_vocabularies(folder, pair):
     codes = [pair[0] + pair[1]] if pair else []
     for code in codes:
-        shared = _existing(folder, "vocab.%s.spm" % code)
-        if shared:
-            return [shared]
-        src, trg = _existing(folder, "srcvocab.%s.spm" % code), _existing(folder, "trgvocab.%s.spm" % code)
-        if src and trg:
-            return [src, trg]
-    shared = _only(folder, r"^vocab(\.[^.]+)?\.spm$")
-    if shared:
-        return [shared]
-    src, trg = _only(folder, r"^srcvocab(\.[^.]+)?\.spm$"), _only(folder, r"^trgvocab(\.[^.]+)?\.spm$")
-    if src and trg:
-        return [src, trg]
-    yml = _only(folder, r"^.*vocab\.yml$")
-    if yml:
-        return [yml]
-    src, trg = _only(folder, r"^.*\.src\.vocab\.yml$"), _only(folder, r"^.*\.trg\.vocab\.yml$")
-    return [src, trg] if src and trg else []
+        found = _shared_or_split(lambda name: _existing(folder, name), "vocab.%s.spm" % code,
+                                 "srcvocab.%s.spm" % code, "trgvocab.%s.spm" % code)
+        if found:
+            return found
+    patterns = ((r"^vocab(\.[^.]+)?\.spm$", r"^srcvocab(\.[^.]+)?\.spm$", r"^trgvocab(\.[^.]+)?\.spm$"),
+                (r"^.*vocab\.yml$", r"^.*\.src\.vocab\.yml$", r"^.*\.trg\.vocab\.yml$"))
+    for shared, source, target in patterns:
+        found = _shared_or_split(lambda pattern: _only(folder, pattern), shared, source, target)
+        if found:
+            return found
+    return []
 
 
 def _shortlist(layout, decoder, pair):

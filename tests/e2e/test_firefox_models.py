@@ -4,17 +4,22 @@ build, a tool to check with, never a dependency). The kit writes models of
 Firefox's shapes from seeded random weights; each is converted from its
 float32 model.xxyy.bin with no flag but --dtype, translated by EdgeMT's CLI
 and by Bergamot (float32, one sentence at a time, Firefox's worker
-settings), and their output ids compared on Multi30k dev sentences:
-
-  firefox-tiny (SSRU decoder): greedy on 200, beam 4 on 100
-  firefox-tiny with a self-attention decoder: greedy on 100
-  micro with split vocabularies: greedy on 100, beam 4 on 50
+settings), and their output ids compared on Multi30k dev sentences.
 
 Greedy must agree on at least 99%, beam 4 on at least 98% (issue 55).
 Beam search is compared with Bergamot's log-softmax scores
 (--no-skip-cost): Firefox's worker sets skip-cost, which sums raw logits
 (the kit's README, quirk 3); EdgeMT keeps log-probabilities, with Marian's
-shrinking beam (Config.shrinking_beam). Each figure is printed."""
+shrinking beam (Config.shrinking_beam). Each figure is printed.
+
+In CTest (a few minutes) every preset runs, on fewer sentences for the
+larger ones, from text (so SentencePiece is compared too). The whole
+matrix, every preset and its other decoder on 200 sentences greedy and
+200 beam 4 (about 40 minutes), runs from source ids, one Bergamot pass
+each (bergamot_translate.mjs --ids-in):
+
+    EDGEMT_BIN=build/bin EDGEMT_FIREFOX_FULL=1 /usr/bin/python3 tests/e2e/test_firefox_models.py
+"""
 import os
 import subprocess
 import sys
@@ -24,6 +29,22 @@ import unittest
 from e2e_common import DEV_EN, SHARED, convert, emulated, read_lines, run
 
 KIT = os.path.join(SHARED, "bench", "bergamot")
+FULL = os.environ.get("EDGEMT_FIREFOX_FULL") == "1"
+SA = ("--decoder", "self-attention")
+SPLIT = ("--split-vocab",)
+# name: (preset, export options, greedy sentences, beam-4 sentences) in CTest; FULL: every
+# preset with both decoders, 200 and 200.
+CTEST_CASES = {
+    "tiny": ("firefox-tiny", (), 200, 100),
+    "tiny_self_attention": ("firefox-tiny", SA, 100, 0),
+    "base_memory": ("firefox-base-memory", (), 50, 0),
+    "base": ("firefox-base", (), 50, 0),
+    "micro_split": ("micro", SPLIT, 100, 50),
+}
+FULL_CASES = {name + suffix: (preset, extra + decoder, 200, 200)
+              for name, preset, extra in (("tiny", "firefox-tiny", ()), ("base_memory", "firefox-base-memory", ()),
+                                          ("base", "firefox-base", ()), ("tiny_split", "firefox-tiny", SPLIT))
+              for suffix, decoder in (("", ()), ("_self_attention", SA))}
 
 
 def need_kit():
@@ -44,7 +65,7 @@ class FirefoxModelsAgainstBergamot(unittest.TestCase):
     def tearDownClass(cls):
         cls._tmp.cleanup()
 
-    def _export(self, name, preset, *extra):
+    def _export(self, name, preset, extra):
         folder = os.path.join(self.tmp, name)
         run(["/usr/bin/python3", os.path.join(KIT, "export_marian.py"), "random", "--preset", preset,
              "--eos-rate", "0.05", "--no-alphas", "--out-dir", folder, *extra])
@@ -56,33 +77,40 @@ class FirefoxModelsAgainstBergamot(unittest.TestCase):
                                                           os.path.join(folder, "trgvocab.ende.spm")]
         return model, vocabs, out
 
-    def _lines(self, count):
-        path = os.path.join(self.tmp, "dev%d.en" % count)
-        with open(path, "w", encoding="utf-8") as f:
-            f.write("".join(line + "\n" for line in read_lines(DEV_EN)[:count]))
-        return path
+    def _sources(self, vocabs, count):
+        """The first `count` dev sentences: as text, and (FULL) as the source
+        vocabulary's ids, which both engines then take as given."""
+        lines = read_lines(DEV_EN)[:count]
+        if not FULL:
+            return "".join(line + "\n" for line in lines)
+        import sentencepiece
+        processor = sentencepiece.SentencePieceProcessor(model_file=vocabs[0])
+        return "".join(" ".join(map(str, processor.encode(line))) + "\n" for line in lines)
 
-    def _bergamot(self, model, vocabs, source, beam):
+    def _bergamot(self, model, vocabs, sources, beam):
         ids = os.path.join(self.tmp, "bergamot.ids")
         cmd = ["node", os.path.join(KIT, "bergamot_translate.mjs"), "--model", model, "--one-by-one",
-               "--beam", str(beam), "--ids-out", ids]
+               "--beam", str(beam)]
         for vocab in vocabs:
             cmd += ["--vocab", vocab]
         if beam > 1:
             cmd.append("--no-skip-cost")
-        with open(source, encoding="utf-8") as f:
-            run(cmd, stdin=f.read())
+        if FULL:
+            return run(cmd + ["--ids-in"], stdin=sources).stdout.split("\n")[:-1]
+        run(cmd + ["--ids-out", ids], stdin=sources)
         return read_lines(ids)
 
-    def _edgemt(self, path, source, beam):
-        with open(source, encoding="utf-8") as f:
-            out = run(emulated("edgemt-translate") + ["--model", path, "--threads", "1", "--beam-size", str(beam),
-                                                      "--output-ids"], stdin=f.read()).stdout
-        return out.split("\n")[:-1]
+    def _edgemt(self, path, sources, beam):
+        cmd = emulated("edgemt-translate") + ["--model", path, "--threads", "1", "--beam-size", str(beam),
+                                              "--output-ids"]
+        if FULL:  # Marian's source ends with </s> = 0; --input-ids takes the ids as given
+            cmd.append("--input-ids")
+            sources = "".join((line + " 0").strip() + "\n" for line in sources.split("\n")[:-1])
+        return run(cmd, stdin=sources).stdout.split("\n")[:-1]
 
     def _agree(self, name, model, vocabs, path, count, beam, least):
-        source = self._lines(count)
-        ours, theirs = self._edgemt(path, source, beam), self._bergamot(model, vocabs, source, beam)
+        sources = self._sources(vocabs, count)
+        ours, theirs = self._edgemt(path, sources, beam), self._bergamot(model, vocabs, sources, beam)
         self.assertEqual(len(ours), count)
         self.assertEqual(len(theirs), count)
         same = sum(a == b for a, b in zip(ours, theirs))
@@ -91,20 +119,20 @@ class FirefoxModelsAgainstBergamot(unittest.TestCase):
         self.assertGreater(len(set(theirs)), count // 2, "the random model's outputs must depend on the input")
         self.assertGreaterEqual(same, least * count, name)
 
-    def test_tiny_ssru_greedy_and_beam(self):
-        model, vocabs, path = self._export("tiny", "firefox-tiny")
-        self._agree("firefox-tiny (SSRU)", model, vocabs, path, 200, 1, 0.99)
-        self._agree("firefox-tiny (SSRU)", model, vocabs, path, 100, 4, 0.98)
+    def check(self, name, preset, extra, greedy, beam4):
+        model, vocabs, path = self._export(name, preset, extra)
+        label = " ".join([preset, *extra])
+        self._agree(label, model, vocabs, path, greedy, 1, 0.99)
+        if beam4:
+            self._agree(label, model, vocabs, path, beam4, 4, 0.98)
 
-    def test_tiny_self_attention_greedy(self):
-        model, vocabs, path = self._export("tiny-sa", "firefox-tiny", "--decoder", "self-attention")
-        self._agree("firefox-tiny (self-attention)", model, vocabs, path, 100, 1, 0.99)
 
-    def test_split_vocabularies_greedy_and_beam(self):
-        model, vocabs, path = self._export("split", "micro", "--split-vocab")
-        self._agree("micro, split vocabularies", model, vocabs, path, 100, 1, 0.99)
-        self._agree("micro, split vocabularies", model, vocabs, path, 50, 4, 0.98)
+def _add_case(name, case):
+    setattr(FirefoxModelsAgainstBergamot, "test_" + name, lambda self: self.check(name, *case))
 
+
+for _name, _case in (FULL_CASES if FULL else CTEST_CASES).items():
+    _add_case(_name, _case)
 
 if __name__ == "__main__":
     unittest.main()

@@ -35,6 +35,8 @@ LinearOp& LinearOp::operator=(LinearOp&& other) noexcept {
     quantize_op_ = std::exchange(other.quantize_op_, nullptr);
     reshaped_rows_ = std::exchange(other.reshaped_rows_, 0);
     reshaped_threads_ = other.reshaped_threads_;
+    product_rows_ = std::exchange(other.product_rows_, 0);
+    product_threads_ = other.product_threads_;
     parts_ = std::move(other.parts_);
     name_ = other.name_;
     fuse_relu_ = other.fuse_relu_;
@@ -297,20 +299,63 @@ xnn_status LinearOp::Reshape(size_t rows, pthreadpool_t threads) const {
   if (rows == reshaped_rows_ && threads == reshaped_threads_) return xnn_status_success;
   const size_t width = static_cast<size_t>(in_features_);
   reshaped_rows_ = 0;
-  xnn_status status;
-  if (kind_ == WeightType::kInt8) {
+  xnn_status status = xnn_status_success;
+  if (kind_ != WeightType::kFloat32)
     status = xnn_reshape_convert_nc_f32_qd8(quantize_op_, rows, width, width, width, QuantizeThreads(rows, threads));
-    if (status == xnn_status_success) status = xnn_reshape_fully_connected_nc_qd8_f32_qc8w(op_, rows, threads);
-  } else if (kind_ == WeightType::kInt4) {
-    status = xnn_reshape_convert_nc_f32_qd8(quantize_op_, rows, width, width, width, QuantizeThreads(rows, threads));
-    if (status == xnn_status_success) status = xnn_reshape_fully_connected_nc_qd8_f32_qb4w(op_, rows, threads);
-  } else {
-    status = xnn_reshape_fully_connected_nc_f32(op_, rows, threads);
-  }
+  if (status == xnn_status_success) status = ReshapeProduct(kind_ == WeightType::kInt8 ? FirstProductRows(rows) : rows, threads);
   if (status != xnn_status_success) return status;
   reshaped_rows_ = rows;
   reshaped_threads_ = threads;
   return xnn_status_success;
+}
+
+xnn_status LinearOp::ReshapeProduct(size_t rows, pthreadpool_t threads) const {
+  if (rows == product_rows_ && threads == product_threads_) return xnn_status_success;
+  product_rows_ = 0;
+  xnn_status status;
+  if (kind_ == WeightType::kInt8) {
+    status = xnn_reshape_fully_connected_nc_qd8_f32_qc8w(op_, rows, threads);
+  } else if (kind_ == WeightType::kInt4) {
+    status = xnn_reshape_fully_connected_nc_qd8_f32_qb4w(op_, rows, threads);
+  } else {
+    status = xnn_reshape_fully_connected_nc_f32(op_, rows, threads);
+  }
+  if (status != xnn_status_success) return status;
+  product_rows_ = rows;
+  product_threads_ = threads;
+  return xnn_status_success;
+}
+
+size_t LinearOp::FirstProductRows(size_t rows) {
+#if defined(__EMSCRIPTEN__)
+  // WebAssembly's int8 kernels compute 1 or 4 rows, and a 4-row tile costs
+  // as much as three single rows (tests/bench/ANALYSIS.md): a remainder of
+  // one or two rows runs row by row instead of in a padded tile.
+  const size_t rest = rows % 4;
+  if (rows > 1 && (rest == 1 || rest == 2)) return rows - rest;
+#endif
+  return rows;
+}
+
+xnn_status LinearOp::RunInt8Product(size_t rows, float* out, const LinearScratch& scratch,
+                                    pthreadpool_t threads) const {
+  const size_t first = FirstProductRows(rows);
+  xnn_status status = xnn_status_success;
+  if (first > 0) {
+    status = ReshapeProduct(first, threads);
+    if (status == xnn_status_success)
+      status = xnn_setup_fully_connected_nc_qd8_f32_qc8w(op_, scratch.input, out, scratch.params);
+    if (status == xnn_status_success) status = xnn_run_operator(op_, threads);
+  }
+  const size_t width = static_cast<size_t>(in_features_);
+  for (size_t row = first; row < rows && status == xnn_status_success; ++row) {
+    status = ReshapeProduct(1, threads);
+    if (status == xnn_status_success)
+      status = xnn_setup_fully_connected_nc_qd8_f32_qc8w(op_, scratch.input + row * width, out + row * OutputStride(),
+                                                         scratch.params + row);
+    if (status == xnn_status_success) status = xnn_run_operator(op_, threads);
+  }
+  return status;
 }
 
 Status LinearOp::Run(const float* in, size_t rows, float* out, const LinearScratch& scratch, pthreadpool_t pool,
@@ -330,11 +375,13 @@ Status LinearOp::Run(const float* in, size_t rows, float* out, const LinearScrat
   if (status == xnn_status_success) status = xnn_run_operator(quantize_op_, QuantizeThreads(rows, threads));
   if (status == xnn_status_success) {
     PadQuantizationParams(scratch.params, rows);
-    status = kind_ == WeightType::kInt8
-                 ? xnn_setup_fully_connected_nc_qd8_f32_qc8w(op_, scratch.input, out, scratch.params)
-                 : xnn_setup_fully_connected_nc_qd8_f32_qb4w(op_, scratch.input, out, scratch.params);
+    if (kind_ == WeightType::kInt8) {
+      status = RunInt8Product(rows, out, scratch, threads);
+    } else {
+      status = xnn_setup_fully_connected_nc_qd8_f32_qb4w(op_, scratch.input, out, scratch.params);
+      if (status == xnn_status_success) status = xnn_run_operator(op_, threads);
+    }
   }
-  if (status == xnn_status_success) status = xnn_run_operator(op_, threads);
   if (status != xnn_status_success) return RunFailed(status);
   if (LinearTracer* tracer = linear_tracer.load(std::memory_order_acquire)) {
     LinearCall call;

@@ -85,6 +85,12 @@ class LinearOp {
   // already did: a decoder step runs every layer with the same rows, and
   // XNNPACK keeps the shape between calls (only the pointers change).
   xnn_status Reshape(size_t rows, pthreadpool_t threads) const;
+  // The product's part of Reshape: op_ for `rows` rows, unless it has them.
+  xnn_status ReshapeProduct(size_t rows, pthreadpool_t threads) const;
+  // The rows of an int8 product's first call; the rest run one at a time.
+  static size_t FirstProductRows(size_t rows);
+  // The int8 product of `rows` quantized rows, in the calls FirstProductRows says.
+  xnn_status RunInt8Product(size_t rows, float* out, const LinearScratch& scratch, pthreadpool_t threads) const;
   // The pool the input's int8 conversion runs on: `threads` from
   // kMinParallelQuantizedInputs floats up, else none.
   pthreadpool_t QuantizeThreads(size_t rows, pthreadpool_t threads) const;
@@ -102,6 +108,8 @@ class LinearOp {
   xnn_operator_t quantize_op_ = nullptr;  // int8, int4: float input rows to qd8
   mutable size_t reshaped_rows_ = 0;      // 0: not reshaped yet
   mutable pthreadpool_t reshaped_threads_ = nullptr;
+  mutable size_t product_rows_ = 0;       // op_'s rows (int8 on WebAssembly: may differ)
+  mutable pthreadpool_t product_threads_ = nullptr;
   LinearParts parts_;
   const char* name_ = "";
   bool fuse_relu_ = false;

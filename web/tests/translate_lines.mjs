@@ -3,7 +3,11 @@
 // wasm end-to-end test and benchmark compare it with the native CLI.
 //
 //   node web/tests/translate_lines.mjs --package build-wasm/web/package --model FILE
-//        [--batch N] [--beam N] [--timing FILE.json] < sources > translations
+//        [--batch N] [--per-call M] [--beam N] [--timing FILE.json] < sources > translations
+//
+// --batch: the translator's maxBatchSize; --per-call: sources given to one
+// translateBatch call (default: --batch), which sorts them by length and
+// translates them in batches of --batch, as Bergamot batches one call.
 //
 // --timing writes {load_ms, translate_ms, sentences, output_tokens}: load is
 // Translator.load (runtime, model, packing), translate the calls alone,
@@ -18,6 +22,7 @@ import { argument } from './arguments.mjs';
 const packageDir = resolve(argument('--package'));
 const modelPath = resolve(argument('--model'));
 const batch = Number(argument('--batch', '16'));
+const perCall = Number(argument('--per-call', String(batch)));
 const beam = Number(argument('--beam', '0'));
 const timing = argument('--timing', '');
 
@@ -36,8 +41,8 @@ if (timing) translator.translate(sources.slice(0, WARMUP), options);
 const lines = [];
 let outputTokens = 0;
 const start = performance.now();
-for (let i = 0; i < sources.length; i += batch) {
-  for (const result of translator.translateBatch(sources.slice(i, i + batch), options)) {
+for (let i = 0; i < sources.length; i += perCall) {
+  for (const result of translator.translateBatch(sources.slice(i, i + perCall), options)) {
     const best = result.hypotheses[0];
     lines.push(best ? best.text : '');
     outputTokens += best ? best.ids.length : 0;

@@ -41,7 +41,10 @@ CTEST_CASES = {
     "base": ("firefox-base", (), 50, 0),
     "micro_split": ("micro", SPLIT, 100, 50),
 }
-FULL_CASES = {name + suffix: (preset, extra + decoder, 200, 200)
+# Seed 1's base-memory self-attention model gives 27 distinct outputs for 200 sources, too few to
+# tell engines apart; seed 2's gives 174.
+SEEDS = {"base_memory_self_attention": ("--seed", "2")}
+FULL_CASES = {name + suffix: (preset, extra + decoder + SEEDS.get(name + suffix, ()), 200, 200)
               for name, preset, extra in (("tiny", "firefox-tiny", ()), ("base_memory", "firefox-base-memory", ()),
                                           ("base", "firefox-base", ()), ("tiny_split", "firefox-tiny", SPLIT))
               for suffix, decoder in (("", ()), ("_self_attention", SA))}

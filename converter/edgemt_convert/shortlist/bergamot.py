@@ -15,10 +15,10 @@ modulo 2^64 (std::hash of an integer being the integer, as in libstdc++
 and libc++).
 
 Marian lets a batch use the firstNum first target ids (a Marian vocabulary
-is sorted by frequency), every target id in the lists of its source ids,
-and, when source and target share one vocabulary, the source ids
-themselves; it then pads the set to a multiple of eight (for its int8 GEMM),
-which EdgeMT does not need. Its ids are the Marian vocabulary's: those of a
+is sorted by frequency), every target id in the lists of its source ids
+(</s> ends every source, so its list is always in), and, when source and
+target share one vocabulary, the source ids themselves; it then pads the
+set to a multiple of eight (for its int8 GEMM), which EdgeMT does not need. Its ids are the Marian vocabulary's: those of a
 Hugging Face Marian model's vocab.json (the conversion to Hugging Face
 appends <pad> as a last id, which no list then covers), or SentencePiece's
 for a model whose vocabulary is its .spm. A file whose sizes or ids do not
@@ -28,7 +28,7 @@ import os
 
 import numpy as np
 
-from ..errors import ConversionError, read_bytes
+from ..errors import ConversionError, file_bytes
 from .table import from_pairs
 
 MAGIC = 0xF11A48D5013417F5
@@ -83,27 +83,41 @@ def _sources(n_offsets, model, vocab, name):
                           % (name, size, vocab.source_size))
 
 
-def read_bergamot(path, model, vocab):
-    """(model_ir.Shortlist, notes) of a Bergamot binary shortlist for the
-    model of `vocab` (vocab.Vocabularies)."""
+def read_bergamot(path, model, vocab, shared=None, shipped=False):
+    """(model_ir.Shortlist, notes) of a Bergamot binary shortlist (gzip'd or
+    not) for the model of `vocab` (vocab.Vocabularies), with the selection
+    Bergamot makes for a source (BinaryShortlistGenerator::generate): the
+    first firstNum target ids, the lists of its ids, </s>'s included (Marian
+    and Hugging Face's Marian end every source with it), and with one
+    vocabulary for both sides the source ids themselves. shared: whether
+    there is one vocabulary (default: both sides' tokens are the same);
+    shipped: found beside the model (else given with --shortlist-bergamot)."""
     name = os.path.basename(path)
-    first, best, offsets, lists = parse(read_bytes(path, what="cannot read the shortlist"), name)
+    data, _ = file_bytes(path, name)
+    first, best, offsets, lists = parse(data, name)
     size = _sources(offsets.size, model, vocab, name)
     if lists.size and lists.max() >= vocab.target_size:
         raise ConversionError("%s: target id %d is beyond the model's target vocabulary of %d: the shortlist was made "
                               "for another vocabulary" % (name, lists.max(), vocab.target_size))
+    shared = vocab.shared if shared is None else shared
     counts = np.diff(offsets)
     src, tgt = np.repeat(np.arange(size), counts), lists
+    eos = vocab.eos_id
+    frequent = np.arange(min(first, vocab.target_size))
+    if eos < size:
+        frequent = np.union1d(frequent, lists[offsets[eos]:offsets[eos + 1]])
     notes = []
-    if vocab.shared:
-        # as marian with one vocabulary for both sides: each source id may be copied
+    if shared:
         ids = np.arange(min(vocab.source_size, vocab.target_size))
         src, tgt = np.concatenate([src, ids]), np.concatenate([tgt, ids])
-        notes.append("%s: one vocabulary for both sides, so each source id is also its own candidate (as marian)"
+        notes.append("%s: one vocabulary for both sides, so each source id is also its own candidate (as Bergamot)"
                      % name)
-    frequent = np.arange(min(first, vocab.target_size))
-    description = ("Bergamot binary shortlist %s: the first %d target ids, at most %d per source id%s"
-                   % (name, first, best, ", copies" if vocab.shared else ""))
-    notes.append("%s: marian's padding of each set to a multiple of 8 ids is not kept; pad, <s> and <unk> are "
-                 "never candidates" % name)
-    return from_pairs(src, tgt, frequent, vocab, description), notes
+    keep = ~np.isin(tgt, frequent)  # the frequent ids are every source's already
+    description = ("Bergamot binary shortlist %s (Bergamot's selection): the first %d target ids, at most %d per "
+                   "source id, </s>'s list%s" % (name, first, best, ", each source id itself (one vocabulary)"
+                                                 if shared else ""))
+    notes.append("%s: %s, imported with Bergamot's selection; Marian's padding of each set to a multiple of 8 ids is "
+                 "not reproduced; pad, <s> and <unk> are never candidates"
+                 % (name, "the shortlist beside the model (--no-shortlist leaves it out)" if shipped
+                    else "a Bergamot shortlist"))
+    return from_pairs(src[keep], tgt[keep], frequent, vocab, description, every_source=True), notes

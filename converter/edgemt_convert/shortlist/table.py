@@ -8,14 +8,17 @@ import numpy as np
 from ..format import model_ir as ir
 
 
-def from_pairs(source, target, frequent, vocab, description):
+def from_pairs(source, target, frequent, vocab, description, every_source=False):
     """ir.Shortlist from candidate pairs (repeats allowed, any order) and the
     frequent ids. Only ordinary target ids stay (vocab.Vocabularies: never pad,
     bos, unk or eos, which the runtime adds itself), candidates only for
-    ordinary source ids; eos joins the frequent ids."""
+    ordinary source ids unless every_source (Bergamot's lists: a source's <unk>
+    brings its own); eos joins the frequent ids."""
     source = np.asarray(source, dtype=np.int64).reshape(-1)
     target = np.asarray(target, dtype=np.int64).reshape(-1)
-    keep = vocab.source_ordinary[source] & vocab.target_ordinary[target]
+    keep = vocab.target_ordinary[target]
+    if not every_source:
+        keep &= vocab.source_ordinary[source]
     keys = np.unique(source[keep] * vocab.target_size + target[keep])
     src, tgt = keys // vocab.target_size, keys % vocab.target_size
     offsets = np.zeros(vocab.source_size + 1, dtype=np.int64)

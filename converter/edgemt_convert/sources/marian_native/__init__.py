@@ -24,14 +24,14 @@ import os
 
 import numpy as np
 
-from ...errors import ConversionError
+from ...errors import ConversionError, file_bytes
 from ..importer import Imported
 from ..problems import Problems
 from .build import alphas, build_model
 from .layout import find_layout, model_candidates
-from .model_file import file_bytes, looks_like_model, read_model
+from .model_file import looks_like_model, read_model
 from .options import read_options
-from .shortlist import read_shortlist
+from ...shortlist import Vocabularies, read_bergamot
 from .vocab import read_vocabularies
 
 NAME = "marian-native"
@@ -183,7 +183,7 @@ def load(path):
     shared = vocabs.one_file
 
     def shortlist_reader(lex, m, shipped=True):
-        return read_shortlist(lex, m, shared, shipped)
+        return read_bergamot(lex, m, Vocabularies(m), shared=shared, shipped=shipped)
 
     return Imported(model=model, weights=model_file.path, notes=notes, languages=layout.languages,
                     quantized=stored, activation_scales=scales, shortlist=layout.shortlist,

@@ -33,7 +33,7 @@ from typing import Dict, Optional, Tuple
 
 import numpy as np
 
-from ...errors import ConversionError, read_bytes
+from ...errors import GZIP_MAGIC, ConversionError, file_bytes
 
 FLOAT32, FLOAT16, INT8, INTGEMM8 = 0x0404, 0x0402, 0x0101, 0x4101
 TYPE_NAMES = {0x0101: "int8", 0x0102: "int16", 0x0104: "int32", 0x0108: "int64", 0x0201: "uint8",
@@ -41,7 +41,6 @@ TYPE_NAMES = {0x0101: "int8", 0x0102: "int16", 0x0104: "int32", 0x0108: "int64",
               0x0408: "float64", 0x4101: "intgemm8", 0x4102: "intgemm16"}
 META = "special:model.yml"
 BINARY_VERSION = 1
-GZIP_MAGIC = b"\x1f\x8b"
 ZIP_MAGIC = b"PK"
 MAX_ITEMS = 1 << 20
 
@@ -75,18 +74,6 @@ class ModelFile:
 
 def is_wemb(name):
     return "Wemb" in name
-
-
-def file_bytes(path, name=None):
-    """(bytes, gzipped): a file's bytes, gunzipped when it starts with gzip's magic."""
-    name = name or os.path.basename(path)
-    data = read_bytes(path, name)
-    if data[:2] != GZIP_MAGIC:
-        return data, False
-    try:
-        return gzip.decompress(data), True
-    except (OSError, EOFError, zlib.error) as e:
-        raise ConversionError("%s: damaged gzip data (%s)" % (name, str(e).strip() or type(e).__name__))
 
 
 def read_model(path):

@@ -16,10 +16,9 @@ import os
 from dataclasses import dataclass
 from typing import List, Optional
 
-from ...errors import ConversionError
+from ...errors import ConversionError, file_bytes
 from ...format import model_ir as ir
 from ...format.tokenizer import load_processor
-from .model_file import file_bytes
 
 
 @dataclass

@@ -83,42 +83,47 @@ TEST_CASE("disable_unk disables <unk> alone") {
 }
 
 TEST_CASE("a target prefix is fed, scored 0, counted in the length, and decoding goes on from it") {
-  const TestModel test = LoadTestModel(TestModelSpec());
-  auto translator = Make(test, 3, 4);
-  const auto sources = SyntheticSources(3, 40, 3, 2, 11, 7);
-  const auto views = Views(sources);
-  for (int beam : {1, 4}) {
-    CAPTURE(beam);
-    DecodeOptions plain;
-    plain.beam_size = beam;
-    plain.max_length = 12;
-    const std::vector<Copy> free_run = Run(*translator, views.data(), 1, plain);
-    REQUIRE(free_run[0].ids.size() >= 3);
-    // Forcing ids the search would not choose: the output starts with them.
-    const std::vector<int32_t> forced = {7, 7, 9};
-    DecodeOptions decode = plain;
-    const TokenIds prefix{forced.data(), forced.size()};
-    decode.target_prefixes = &prefix;
-    const std::vector<Copy> run = Run(*translator, views.data(), 1, decode);
-    REQUIRE(run[0].ids.size() >= forced.size());
-    CHECK(std::vector<int32_t>(run[0].ids.begin(), run[0].ids.begin() + 3) == forced);
-    for (size_t i = 0; i < forced.size(); ++i) CHECK(run[0].log_probs[i] == 0.0f);
-    const size_t length = run[0].ids.size() + (run[0].eos ? 1 : 0);
-    CHECK(run[0].score == doctest::Approx(NormalizedMean(run[0].log_probs, 0, length)).epsilon(1e-5));
-    // A batch with and without prefixes gives each sentence's own result.
-    const TokenIds prefixes[3] = {prefix, TokenIds{}, TokenIds{forced.data(), 1}};
-    decode.target_prefixes = prefixes;
-    const std::vector<Copy> batch = Run(*translator, views.data(), 3, decode);
-    CHECK(batch[0].ids == run[0].ids);
-    CHECK(batch[1].ids == Run(*translator, views.data() + 1, 1, plain)[0].ids);
-    CHECK(batch[2].ids[0] == forced[0]);
-    // A prefix longer than the length limit is cut there.
-    decode = plain;
-    decode.max_length = 2;
-    decode.target_prefixes = &prefix;
-    const std::vector<Copy> cut = Run(*translator, views.data(), 1, decode);
-    CHECK(cut[0].ids == std::vector<int32_t>{7, 7});
-    CHECK(cut[0].score == 0.0f);
+  for (bool marian : {false, true}) {  // and an SSRU decoder fed the prefix
+    CAPTURE(marian);
+    TestModelSpec spec;
+    spec.marian = marian;
+    const TestModel test = LoadTestModel(spec);
+    auto translator = Make(test, 3, 4);
+    const auto sources = SyntheticSources(3, 40, 3, 2, 11, 7);
+    const auto views = Views(sources);
+    for (int beam : {1, 4}) {
+      CAPTURE(beam);
+      DecodeOptions plain;
+      plain.beam_size = beam;
+      plain.max_length = 12;
+      const std::vector<Copy> free_run = Run(*translator, views.data(), 1, plain);
+      REQUIRE(free_run[0].ids.size() >= 3);
+      // Forcing ids the search would not choose: the output starts with them.
+      const std::vector<int32_t> forced = {7, 7, 9};
+      DecodeOptions decode = plain;
+      const TokenIds prefix{forced.data(), forced.size()};
+      decode.target_prefixes = &prefix;
+      const std::vector<Copy> run = Run(*translator, views.data(), 1, decode);
+      REQUIRE(run[0].ids.size() >= forced.size());
+      CHECK(std::vector<int32_t>(run[0].ids.begin(), run[0].ids.begin() + 3) == forced);
+      for (size_t i = 0; i < forced.size(); ++i) CHECK(run[0].log_probs[i] == 0.0f);
+      const size_t length = run[0].ids.size() + (run[0].eos ? 1 : 0);
+      CHECK(run[0].score == doctest::Approx(NormalizedMean(run[0].log_probs, 0, length)).epsilon(1e-5));
+      // A batch with and without prefixes gives each sentence's own result.
+      const TokenIds prefixes[3] = {prefix, TokenIds{}, TokenIds{forced.data(), 1}};
+      decode.target_prefixes = prefixes;
+      const std::vector<Copy> batch = Run(*translator, views.data(), 3, decode);
+      CHECK(batch[0].ids == run[0].ids);
+      CHECK(batch[1].ids == Run(*translator, views.data() + 1, 1, plain)[0].ids);
+      CHECK(batch[2].ids[0] == forced[0]);
+      // A prefix longer than the length limit is cut there.
+      decode = plain;
+      decode.max_length = 2;
+      decode.target_prefixes = &prefix;
+      const std::vector<Copy> cut = Run(*translator, views.data(), 1, decode);
+      CHECK(cut[0].ids == std::vector<int32_t>{7, 7});
+      CHECK(cut[0].score == 0.0f);
+    }
   }
 }
 
@@ -217,10 +222,11 @@ TEST_CASE("alternatives that do not fit the batch, or without hypotheses to retu
 }
 
 TEST_CASE("scoring a target gives the log-probabilities greedy decoding gives its own output") {
-  for (bool int8 : {false, true}) {
-    CAPTURE(int8);
+  for (int kind = 0; kind < 4; ++kind) {  // float32, int8; and each with an SSRU decoder
+    CAPTURE(kind);
     TestModelSpec spec;
-    spec.int8 = int8;
+    spec.int8 = kind % 2 == 1;
+    spec.marian = kind >= 2;
     const TestModel test = LoadTestModel(spec);
     auto translator = Make(test, 3, 1);
     const auto sources = SyntheticSources(3, 40, 3, 2, 11, 7);

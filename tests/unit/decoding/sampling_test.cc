@@ -85,28 +85,32 @@ TEST_CASE("a draw follows the tempered, truncated softmax and never a banned id"
 }
 
 TEST_CASE("the same seed and source give the same sample in any batch, on any thread count, every run") {
-  TestModelSpec spec;
-  spec.target_vocab = 20;
-  const TestModel test = LoadTestModel(spec);
-  const auto sources = Sources(6, spec.source_vocab);
-  DecodeOptions decode;
-  decode.sampling_topk = 0;
-  decode.sampling_temperature = 1.5f;
-  decode.sampling_seed = 12345;
-  auto one = Make(test, 6, 1);
-  auto two = Make(test, 6, 2);
-  const Outputs expected = Translate(*one, sources, 6, decode);
-  CHECK(Translate(*one, sources, 6, decode) == expected);
-  CHECK(Translate(*two, sources, 6, decode) == expected);
-  CHECK(Translate(*one, sources, 1, decode) == expected);
-  CHECK(Translate(*two, sources, 4, decode) == expected);
-  for (const auto& output : expected) {
-    for (int32_t id : output) CHECK((id > 3 && id < spec.target_vocab));  // never pad, unk, <s> (or </s>)
+  for (bool marian : {false, true}) {  // and an SSRU decoder's cells
+    CAPTURE(marian);
+    TestModelSpec spec;
+    spec.target_vocab = 20;
+    spec.marian = marian;
+    const TestModel test = LoadTestModel(spec);
+    const auto sources = Sources(6, spec.source_vocab);
+    DecodeOptions decode;
+    decode.sampling_topk = 0;
+    decode.sampling_temperature = 1.5f;
+    decode.sampling_seed = 12345;
+    auto one = Make(test, 6, 1);
+    auto two = Make(test, 6, 2);
+    const Outputs expected = Translate(*one, sources, 6, decode);
+    CHECK(Translate(*one, sources, 6, decode) == expected);
+    CHECK(Translate(*two, sources, 6, decode) == expected);
+    CHECK(Translate(*one, sources, 1, decode) == expected);
+    CHECK(Translate(*two, sources, 4, decode) == expected);
+    for (const auto& output : expected) {
+      for (int32_t id : output) CHECK((id > 3 && id < spec.target_vocab));  // never pad, unk, <s> (or </s>)
+    }
+    // Another seed draws other sentences; greedy is something else again.
+    decode.sampling_seed = 54321;
+    CHECK(Translate(*one, sources, 6, decode) != expected);
+    CHECK(Translate(*one, sources, 6, DecodeOptions{}) != expected);
   }
-  // Another seed draws other sentences; greedy is something else again.
-  decode.sampling_seed = 54321;
-  CHECK(Translate(*one, sources, 6, decode) != expected);
-  CHECK(Translate(*one, sources, 6, DecodeOptions{}) != expected);
 }
 
 TEST_CASE("sampling options outside their ranges are refused") {

@@ -171,13 +171,15 @@ std::vector<DecodeOptions> Modes() {
 TEST_CASE("every output id is in its sentence's shortlist, in every decoding mode and weight type") {
   const std::vector<int32_t> frequent = {4, 9};
   const int per_source = 3;
-  for (int kind = 0; kind < 3; ++kind) {
+  for (int kind = 0; kind < 4; ++kind) {  // float32, int8, int4; int8 with an SSRU decoder (Firefox's)
     TestModelSpec spec;
     spec.d_model = 32;
     spec.d_ff = 64;
     spec.target_vocab = 97;
-    spec.int8 = kind == 1;
+    spec.int8 = kind == 1 || kind == 3;
     spec.int4_block = kind == 2 ? 32 : 0;
+    spec.marian = kind == 3;
+    spec.tied_output = kind == 3;
     AddShortlist(&spec, per_source, frequent);
     const TestModel test = LoadTestModel(spec);
     const auto sources = SyntheticSources(6, spec.source_vocab, 2, 1, 5, 3);

@@ -67,6 +67,14 @@ std::vector<TestModelSpec> Variants() {
     spec.tied_output = false;
     specs.push_back(spec);
   }
+  // Marian's (Firefox Translations'): SSRU decoders, float32 and int8 with tied embeddings.
+  for (bool int8 : {false, true}) {
+    TestModelSpec spec;
+    spec.marian = true;
+    spec.int8 = int8;
+    spec.tied_output = int8;
+    specs.push_back(spec);
+  }
   return specs;
 }
 
@@ -92,6 +100,7 @@ TEST_CASE("outputs are target ids without </s>, at most the reference's length")
 TEST_CASE("a batch gives exactly the outputs of its sentences one by one") {
   for (const TestModelSpec& spec : Variants()) {
     CAPTURE(spec.int8);
+    CAPTURE(spec.marian);
     CAPTURE(static_cast<int>(spec.norm));
     TestModel test = LoadTestModel(spec);
     TranslatorOptions options;

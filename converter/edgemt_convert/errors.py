@@ -26,10 +26,10 @@ def read_bytes(path, name=None, what="cannot read", not_found=None):
         raise ConversionError("%s: %s (%s)" % (path if name is None else name, what, e.strerror or e))
 
 
-def file_bytes(path, name=None):
+def file_bytes(path, name=None, what="cannot read"):
     """(bytes, gzipped): a file's bytes, gunzipped when it starts with gzip's magic."""
     name = name or os.path.basename(path)
-    data = read_bytes(path, name)
+    data = read_bytes(path, name, what=what)
     if data[:2] != GZIP_MAGIC:
         return data, False
     try:

@@ -15,7 +15,7 @@ shrinking beam (Config.shrinking_beam). Each figure is printed.
 In CTest (a few minutes) every preset runs, on fewer sentences for the
 larger ones, from text (so SentencePiece is compared too). The whole
 matrix, every preset and its other decoder on 200 sentences greedy and
-200 beam 4 (about 40 minutes), runs from source ids, one Bergamot pass
+200 beam 4 (about 16 minutes here), runs from source ids, one Bergamot pass
 each (bergamot_translate.mjs --ids-in):
 
     EDGEMT_BIN=build/bin EDGEMT_FIREFOX_FULL=1 /usr/bin/python3 tests/e2e/test_firefox_models.py

@@ -18,9 +18,10 @@ Marian lets a batch use the firstNum first target ids (a Marian vocabulary
 is sorted by frequency), every target id in the lists of its source ids
 (</s> ends every source, so its list is always in), and, when source and
 target share one vocabulary, the source ids themselves; it then pads the
-set to a multiple of eight (for its int8 GEMM), which EdgeMT does not need. Its ids are the Marian vocabulary's: those of a
-Hugging Face Marian model's vocab.json (the conversion to Hugging Face
-appends <pad> as a last id, which no list then covers), or SentencePiece's
+set to a multiple of eight (for its int8 GEMM), which EdgeMT does not need.
+Its ids are the Marian vocabulary's: those of a Hugging Face Marian model's
+vocab.json (the conversion to Hugging Face appends <pad> as a last id,
+which no list then covers), or SentencePiece's
 for a model whose vocabulary is its .spm. A file whose sizes or ids do not
 fit the model is refused.
 """
@@ -93,7 +94,7 @@ def read_bergamot(path, model, vocab, shared=None, shipped=False):
     there is one vocabulary (default: both sides' tokens are the same);
     shipped: found beside the model (else given with --shortlist-bergamot)."""
     name = os.path.basename(path)
-    data, _ = file_bytes(path, name)
+    data, _ = file_bytes(path, name, what="cannot read the shortlist")
     first, best, offsets, lists = parse(data, name)
     size = _sources(offsets.size, model, vocab, name)
     if lists.size and lists.max() >= vocab.target_size:

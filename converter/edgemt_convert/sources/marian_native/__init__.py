@@ -25,13 +25,13 @@ import os
 import numpy as np
 
 from ...errors import ConversionError, file_bytes
+from ...shortlist import Vocabularies, read_bergamot
 from ..importer import Imported
 from ..problems import Problems
 from .build import alphas, build_model
 from .layout import find_layout, model_candidates
 from .model_file import looks_like_model, read_model
 from .options import read_options
-from ...shortlist import Vocabularies, read_bergamot
 from .vocab import read_vocabularies
 
 NAME = "marian-native"

@@ -1,7 +1,7 @@
 # Dependencies.
 #
 # Native libraries: XNNPACK 2024-11 with its pthreadpool and cpuinfo, and
-# SentencePiece, built from Debian's source tarballs as static,
+# SentencePiece and CLD2, built from Debian's source tarballs as static,
 # position-independent libraries by tools/kernel-deps.sh into a cache outside
 # the build tree (the first configure for a target builds them, later ones
 # reuse them). They end up inside libedgemt (a static libedgemt is merged
@@ -71,6 +71,7 @@ if(EDGEMT_WITH_SENTENCEPIECE)
   list(APPEND EDGEMT_KERNEL_ARCHIVES ${_edgemt_sentencepiece_prefix}/lib/libsentencepiece.a)
 endif()
 list(APPEND EDGEMT_KERNEL_ARCHIVES
+  ${EDGEMT_KERNEL_DEPS_PREFIX}/lib/libcld2.a
   ${EDGEMT_KERNEL_DEPS_PREFIX}/lib/libXNNPACK.a
   ${EDGEMT_KERNEL_DEPS_PREFIX}/lib/libmicrokernels-prod.a
   ${EDGEMT_KERNEL_DEPS_PREFIX}/lib/libpthreadpool.a
@@ -97,6 +98,11 @@ if(EDGEMT_WITH_SENTENCEPIECE)
   target_include_directories(edgemt_sentencepiece SYSTEM INTERFACE
     $<BUILD_INTERFACE:${_edgemt_sentencepiece_prefix}/include>)
 endif()
+
+# CLD2's headers, for language detection (runtime/src/language_id); its
+# archive is one of the above.
+add_library(edgemt_cld2 INTERFACE)
+target_include_directories(edgemt_cld2 SYSTEM INTERFACE $<BUILD_INTERFACE:${EDGEMT_KERNEL_DEPS_PREFIX}/include>)
 
 # Header-only for EdgeMT: the host's headers serve every target.
 if(EMSCRIPTEN)

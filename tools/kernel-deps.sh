@@ -13,6 +13,7 @@
 #   pthreadpool, cpuinfo  what XNNPACK is built against: its thread pool and
 #                       the CPU features it picks kernels by
 #   SentencePiece       the tokenizer (Debian ships no static library of it)
+#   CLD2                language detection (Debian ships only a shared one)
 #
 # sentencepiece-fuzz: SentencePiece alone, built by clang-14 with the fuzz
 # configuration's instrumentation (tests/fuzz/run.sh), so that libFuzzer
@@ -31,7 +32,7 @@ set -euo pipefail
 
 # Bump when the way the libraries are built changes (options, layout): the
 # cache key includes it, so existing builds are not reused.
-format=2
+format=3
 usage() { echo "usage: $0 host|arm64|armhf|wasm32|wasm32-threads|sentencepiece-fuzz" >&2; exit 2; }
 [ $# -eq 1 ] || usage
 target="$1"
@@ -194,11 +195,43 @@ cmake_build sentencepiece -DSPM_ENABLE_SHARED=OFF -DSPM_ENABLE_TCMALLOC=OFF -DSP
 cp "$work/build/sentencepiece/src/libsentencepiece.a" "$work/lib/"
 cp "$(source_dir sentencepiece)/src/sentencepiece_processor.h" "$work/include/"
 
+# CLD2: no build system of its own (a shell script of g++ lines); the
+# files of its standard library (compile_libs.sh's libcld2.so, the smaller
+# of its two tables), compiled here into one archive. Its tables narrow
+# ints into chars, which C++11 refuses unless told.
+if [ "$target" != sentencepiece-fuzz ]; then
+  log "$target: building cld2"
+  cld2="$(source_dir cld2)"
+  mkdir -p "$work/build/cld2" "$work/include/cld2/public" "$work/include/cld2/internal"
+  cld2_sources=(cldutil cldutil_shared compact_lang_det compact_lang_det_hint_code compact_lang_det_impl
+                debug fixunicodevalue generated_entities generated_language generated_ulscript
+                getonescriptspan lang_script offsetmap scoreonescriptspan tote utf8statetable
+                cld_generated_cjk_uni_prop_80 cld2_generated_cjk_compatible cld_generated_cjk_delta_bi_4
+                generated_distinct_bi_0 cld2_generated_quadchrome_2 cld2_generated_deltaoctachrome
+                cld2_generated_distinctoctachrome cld_generated_score_quad_octa_2)
+  pic_flag=""
+  [ "$pic" = OFF ] || pic_flag=-fPIC
+  if ! printf '%s\n' "${cld2_sources[@]}" |
+       xargs -P "$jobs" -I{} "$cxx" $flags $pic_flag -Wno-narrowing -w -c "$cld2/internal/{}.cc" \
+         -o "$work/build/cld2/{}.o" >"$work/build/cld2.log" 2>&1; then
+    tail -n 40 "$work/build/cld2.log" >&2
+    log "$target: building cld2 failed"
+    exit 1
+  fi
+  ar_tool=ar
+  case "$target" in wasm32*) ar_tool=emar ;; arm64) ar_tool=aarch64-linux-gnu-ar ;;
+                    armhf) ar_tool=arm-linux-gnueabihf-ar ;; esac
+  "$ar_tool" rcs "$work/lib/libcld2.a" "$work/build/cld2/"*.o
+  cp "$cld2/public/"*.h "$work/include/cld2/public/"
+  cp "$cld2/internal/"*.h "$work/include/cld2/internal/"
+  libraries+=(libcld2.a)
+fi
+
 for lib in "${libraries[@]}"; do
   [ -f "$work/lib/$lib" ] || { log "$target: $lib was not built"; exit 1; }
 done
 {
-  for package in xnnpack pthreadpool cpuinfo sentencepiece; do
+  for package in xnnpack pthreadpool cpuinfo sentencepiece cld2; do
     [ "$target" != sentencepiece-fuzz ] || [ "$package" = sentencepiece ] || continue
     echo "$package ${version[$package]}"
   done

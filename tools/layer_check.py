@@ -38,6 +38,8 @@ LAYERS = [
     "text",        # TextTranslator: texts, sentences, the translation cache
     "document",    # documents split into sentences and put back together
     "html",        # HTML pages
+    "language_id", # which language a text is in (CLD2)
+    "catalog",     # model sets: routes through a pivot, models opened within a budget
     "c_api",       # edgemt/edgemt.h
 ]
 SUFFIXES = (".h", ".cc")

@@ -48,6 +48,9 @@ class Model {
   std::string_view source_language() const;
   std::string_view target_language() const;
   std::string_view converter_version() const;
+  // The bytes of the weights packed for XNNPACK so far, shared by every
+  // translator of the model (0 before the first one is created).
+  size_t packed_bytes() const;
   std::string_view quantization_summary() const;
 
  private:

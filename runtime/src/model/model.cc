@@ -123,6 +123,10 @@ std::string_view Model::target_piece(int id) const {
   return Text(pieces->Get(static_cast<flatbuffers::uoffset_t>(id)));
 }
 
+size_t Model::packed_bytes() const {
+  return state_->packing == nullptr ? 0 : state_->packing->store().packed_bytes();
+}
+
 #define EDGEMT_METADATA_ACCESSOR(name)                                   \
   std::string_view Model::name() const {                                 \
     const fb::Metadata* metadata = fb::GetModel(state_->bytes.data)->metadata(); \

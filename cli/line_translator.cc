@@ -79,6 +79,7 @@ Result<Options> WithModelDefaults(Options options, const ModelConfig& config) {
 }  // namespace
 
 Result<std::unique_ptr<LineTranslator>> LineTranslator::Create(const Options& options) {
+  if (!options.models_dir.empty()) return CreateForSet(options);
   std::unique_ptr<LineTranslator> self(new LineTranslator);
   Result<std::shared_ptr<const Model>> model = Model::Load(options.model_path);
   if (!model.ok()) return model.status();
@@ -207,6 +208,7 @@ std::string LineTranslator::Format(size_t index, const TextResult& result) const
 
 void LineTranslator::TranslateLines(const std::vector<std::string>& lines, size_t first_line,
                                     std::vector<std::string>* outputs) {
+  if (catalog_ != nullptr) return TranslateLinesOfSet(lines, first_line, outputs);
   if (targets_.is_open()) return ScoreLines(lines, first_line, outputs);
   outputs->assign(lines.size(), std::string());
   const DecodeOptions decode = Decoding();
@@ -303,6 +305,7 @@ void LineTranslator::StreamDocument(const std::string& document, size_t first_li
 }
 
 std::string LineTranslator::TranslateDocument(const std::string& document, size_t first_line) {
+  if (catalog_ != nullptr) return TranslateDocumentOfSet(document, first_line);
   DocumentResult result;
   const Status status = options_.html ? edgemt::TranslateHtml(*translator_, document, Decoding(), &result)
                                       : edgemt::TranslateDocument(*translator_, document, Decoding(), &result);
@@ -318,6 +321,7 @@ std::string LineTranslator::TranslateDocument(const std::string& document, size_
 }
 
 std::string LineTranslator::MemoryReport() const {
+  if (catalog_ != nullptr) return SetMemoryReport();
   const TranslatorOptions& limits = translator_->options().translator;
   const auto at_limits = Translator::ArenaBytes(translator_->model(), limits);
   return "arena " + std::to_string(translator_->arena_bytes()) + " bytes for the work translated; " +

@@ -12,6 +12,7 @@
 
 #include "cli/options.h"
 #include "cli/output.h"
+#include "edgemt/catalog.h"
 #include "edgemt/model.h"
 #include "edgemt/text_translator.h"
 
@@ -19,6 +20,7 @@ namespace edgemt::cli {
 
 class LineTranslator {
  public:
+  // --model FILE, or --models DIR: a model set (line_translator_set.cc).
   static Result<std::unique_ptr<LineTranslator>> Create(const Options& options);
 
   // outputs->size() == lines.size() afterwards: each one line, or --n-best
@@ -58,9 +60,16 @@ class LineTranslator {
   void ReadSideLines(std::ifstream& file, const std::string& path, size_t count, size_t first_line,
                      std::vector<std::string>* lines, std::vector<Status>* missing);
   void ScoreLines(const std::vector<std::string>& lines, size_t first_line, std::vector<std::string>* outputs);
+  // --models: the same calls through the set's Catalog.
+  static Result<std::unique_ptr<LineTranslator>> CreateForSet(const Options& options);
+  void TranslateLinesOfSet(const std::vector<std::string>& lines, size_t first_line,
+                           std::vector<std::string>* outputs);
+  std::string TranslateDocumentOfSet(const std::string& document, size_t first_line);
+  std::string SetMemoryReport() const;
 
   Options options_;
   std::unique_ptr<TextTranslator> translator_;
+  std::unique_ptr<Catalog> catalog_;  // --models
   std::ifstream prefixes_;  // --target-prefix
   std::ifstream targets_;   // --score
 };

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/line_translator.h"
+#include "cli/model_info.h"
 #include "cli/options.h"
 #include "cli/output.h"
 #include "edgemt/version.h"
@@ -38,6 +39,25 @@ int main(int argc, char** argv) {
     const std::string text = options.show_help ? std::string(edgemt::cli::Usage())
                                                : std::string("edgemt-translate ") + edgemt::Version() +
                                                      " (model formats " + edgemt::ModelFormats() + ")\n";
+    if (out.Write(text) && out.Close()) return 0;
+    std::fprintf(stderr, "edgemt-translate: %s\n", out.Error().c_str());
+    return 1;
+  }
+  if (options.show_info) {
+    std::string text;
+    if (!options.models_dir.empty()) {
+      auto catalog = edgemt::Catalog::Open(options.models_dir);
+      if (catalog.ok()) text = edgemt::cli::ModelSetInfo(*catalog.value());
+      else error = catalog.status().ToString();
+    } else {
+      auto model = edgemt::Model::Load(options.model_path);
+      if (model.ok()) text = edgemt::cli::ModelInfo(options.model_path, *model.value());
+      else error = model.status().ToString();
+    }
+    if (!error.empty()) {
+      std::fprintf(stderr, "edgemt-translate: %s\n", error.c_str());
+      return 1;
+    }
     if (out.Write(text) && out.Close()) return 0;
     std::fprintf(stderr, "edgemt-translate: %s\n", out.Error().c_str());
     return 1;

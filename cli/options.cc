@@ -29,11 +29,21 @@ bool ParseCount(const char* text, int min, int max, int* out) {
 
 const char* Usage() {
   return "usage: edgemt-translate --model FILE [options] < input > output\n"
+         "       edgemt-translate --models DIR --from LANG --to LANG [options] < input > output\n"
          "Translates standard input line by line: exactly one output line per input line.\n"
          "Each line is a paragraph: its sentences are translated and joined with the line's\n"
          "own whitespace (--n-best, --alternatives, --target-prefix, --score and --input-ids\n"
          "take each line as one sentence, with a warning for a line that holds more).\n"
          "  --model FILE            model file written by edgemt-convert\n"
+         "  --models DIR            a folder of model files, each a language pair: --from LANG\n"
+         "                          --to LANG pick the model, or two through English when no\n"
+         "                          model has the pair (with --document, --html, --threads,\n"
+         "                          --batch-size, --cache-mb and --memory-budget-mb only)\n"
+         "  --from LANG, --to LANG  the languages (ISO 639-1 codes); --from auto detects each\n"
+         "                          line's language (CLD2)\n"
+         "  --memory-budget-mb N    with --models: close the least recently used models to keep\n"
+         "                          the open ones under N MB (default: no limit)\n"
+         "  --info                  print the model's facts (or every model of --models) and exit\n"
          "  --threads N             threads for large matrix products (default: all cores)\n"
          "  --batch-size N          sentences translated together (default 16; 1 when standard\n"
          "                          input is a terminal). Up to 16 x N lines that are already\n"
@@ -131,6 +141,13 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
     if (arg == "--model") {
       if (!value(&text)) return false;
       options->model_path = text;
+    } else if (arg == "--models" || arg == "--from" || arg == "--to") {
+      if (!value(&text)) return false;
+      (arg == "--models" ? options->models_dir : arg == "--from" ? options->from : options->to) = text;
+    } else if (arg == "--memory-budget-mb") {
+      if (!count(1, 1 << 24, &options->memory_budget_mb)) return false;
+    } else if (arg == "--info") {
+      options->show_info = true;
     } else if (arg == "--threads") {
       if (!count(1, 256, &options->threads)) return false;
     } else if (arg == "--batch-size") {
@@ -241,8 +258,26 @@ bool ParseOptions(int argc, char** argv, Options* options, std::string* error) {
       return false;
     }
   }
-  if (!options->show_help && !options->show_version && options->model_path.empty()) {
-    *error = "--model is required";
+  if (!options->show_help && !options->show_version && options->model_path.empty() == options->models_dir.empty()) {
+    *error = "one of --model FILE or --models DIR is required";
+    return false;
+  }
+  if (!options->models_dir.empty() && !options->show_info &&
+      (options->from.empty() || options->to.empty())) {
+    *error = "--models needs --from LANG and --to LANG";
+    return false;
+  }
+  if (options->models_dir.empty() && (!options->from.empty() || !options->to.empty() || options->memory_budget_mb)) {
+    *error = "--from, --to and --memory-budget-mb go with --models";
+    return false;
+  }
+  if (!options->models_dir.empty() &&
+      (options->n_best > 0 || options->scores || options->input_ids || options->output_ids || options->stream ||
+       !options->target_prefix_path.empty() || !options->score_path.empty() || options->alignments ||
+       options->confidence || options->beam_size > 0 || options->sampling_topk != 1 || options->sentence_per_line ||
+       options->max_length > 0 || options->length_penalty != Options::kUnsetLengthPenalty)) {
+    *error = "--models translates with each model's own decoding: it takes --document, --html, --threads, "
+             "--batch-size, --cache-mb and --memory-budget-mb, not the decoding and output options";
     return false;
   }
   if (options->sampling_topk != 1 && options->beam_size > 1) {

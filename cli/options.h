@@ -15,6 +15,10 @@ constexpr int kReadAheadBatches = 16;
 
 struct Options {
   std::string model_path;
+  std::string models_dir;      // --models: a folder of model files (a set), with --from and --to
+  std::string from, to;        // languages; from may be "auto" (detected per line)
+  int memory_budget_mb = 0;    // --models: keep the open models under this (0: no limit)
+  bool show_info = false;      // --info: the model's (or set's) facts, no translation
   int threads = 0;
   int batch_size = 0;          // 0: kDefaultBatchSize, or 1 when standard input is a terminal or --stream
   int max_batch_tokens = 0;    // 0: batches bounded by batch_size alone

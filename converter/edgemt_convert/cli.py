@@ -95,9 +95,7 @@ def _options(p, args):
                       vmap=args.shortlist_vmap, bergamot=args.shortlist_bergamot, export_vmap=args.export_vmap)
     edgemt = is_edgemt_file(args.checkpoint)
     if edgemt:
-        given = [o for o, v in (("--dtype", args.dtype), ("--block-size", args.block_size),
-                                ("--source-language", args.source_language),
-                                ("--target-language", args.target_language)) if v is not None]
+        given = [o for o, v in (("--dtype", args.dtype), ("--block-size", args.block_size)) if v is not None]
         if args.keep_float != "none":
             given.append("--keep-float")
         if args.int8_embeddings:
@@ -107,7 +105,7 @@ def _options(p, args):
         if args.no_shortlist:
             given.append("--no-shortlist")
         if given:
-            p.error("%s: not for a .edgemt input (it only gets a shortlist)" % ", ".join(given))
+            p.error("%s: not for a .edgemt input (it only gets a shortlist or its languages)" % ", ".join(given))
     elif args.out is None:
         p.error("the following arguments are required: --out")
     chosen = [o for o, v in (("--shortlist-corpus", args.shortlist_corpus), ("--shortlist-vmap", args.shortlist_vmap),

@@ -19,7 +19,8 @@ const char kUsage[] =
     "  --d-model N --heads N --d-ff N --layers N\n"
     "  --source-vocab N --target-vocab N --max-positions N --seed N\n"
     "  --tokenizer FILE         a SentencePiece model for both sides (its piece\n"
-    "                           count must equal the vocabulary sizes)\n";
+    "                           count must equal the vocabulary sizes)\n"
+    "  --languages XX-YY        the source and target language (for model sets)\n";
 
 bool ParseInt(const char* text, int* out) {
   char* end = nullptr;
@@ -33,7 +34,7 @@ bool ParseInt(const char* text, int* out) {
 
 int main(int argc, char** argv) {
   edgemt::testing::TestModelSpec spec;
-  std::string output, tokenizer;
+  std::string output, tokenizer, languages;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const bool has_value = i + 1 < argc;
@@ -59,6 +60,8 @@ int main(int argc, char** argv) {
       output = argv[++i];
     } else if (arg == "--tokenizer" && has_value) {
       tokenizer = argv[++i];
+    } else if (arg == "--languages" && has_value && std::string(argv[i + 1]).find('-') != std::string::npos) {
+      languages = argv[++i];
     } else {
       std::fprintf(stderr, "edgemt-make-test-model: bad argument %s\n%s", arg.c_str(), kUsage);
       return 2;
@@ -68,18 +71,26 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s", kUsage);
     return 2;
   }
+  std::vector<uint8_t> bytes;
   if (!tokenizer.empty()) {
     std::ifstream in(tokenizer, std::ios::binary);
-    std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     if (!in.good() && !in.eof()) {
       std::fprintf(stderr, "edgemt-make-test-model: cannot read %s\n", tokenizer.c_str());
       return 1;
     }
-    spec.mutate = [bytes](edgemt::fb::ModelT& model) {
+  }
+  const size_t dash = languages.find('-');
+  spec.mutate = [&](edgemt::fb::ModelT& model) {
+    if (!bytes.empty()) {
       model.tokenizer = std::make_unique<edgemt::fb::TokenizerT>();
       model.tokenizer->source_model = bytes;
-    };
-  }
+    }
+    if (!languages.empty()) {
+      model.metadata->source_language = languages.substr(0, dash);
+      model.metadata->target_language = languages.substr(dash + 1);
+    }
+  };
   const std::vector<uint8_t> file = edgemt::testing::BuildTestModelFile(spec);
   std::ofstream out(output, std::ios::binary);
   out.write(reinterpret_cast<const char*>(file.data()), static_cast<std::streamsize>(file.size()));

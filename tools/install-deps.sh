@@ -22,14 +22,16 @@ for group in "${groups[@]}"; do
       # header XNNPACK and pthreadpool are built with; XNNPACK's build runs Python.
       xz-utils patch libfxdiv-dev python3
       # The model file's schema (headers, flatc).
-      libflatbuffers-dev flatbuffers-compiler) ;;
+      libflatbuffers-dev flatbuffers-compiler
+      # edgemt-serve: HTTP (cpp-httplib) and JSON (nlohmann-json).
+      libcpp-httplib-dev nlohmann-json3-dev) ;;
     convert) packages+=(
       python3-torch python3-numpy python3-flatbuffers python3-sentencepiece python3-tqdm python3-yaml
       flatbuffers-compiler) ;;
     test) packages+=(
       git doctest-dev valgrind
-      # Benchmarks: peak memory of child processes.
-      time
+      # Benchmarks: peak memory of child processes; edgemt-serve's load (wrk).
+      time wrk
       # The Python module (python/): pybind11, the headers, pip for its offline install test.
       python3-pybind11 pybind11-dev python3-dev python3-pip python3-setuptools
       # Cross builds (toolchains/): compilers, qemu-user to run the ARM tests.

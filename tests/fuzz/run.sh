@@ -5,7 +5,7 @@
 # layer and the C API) for a bounded time and fails if libFuzzer finds
 # anything (a crash, a sanitizer report, a timeout, a broken promise).
 #
-#   tests/fuzz/run.sh                 # 60 s + 20 s + 20 s + 45 s
+#   tests/fuzz/run.sh                 # 60 s + 20 s + 20 s + 45 s + 30 s
 #   FUZZ_SECONDS=600 FUZZ_CACHE_SECONDS=120 FUZZ_TEXT_SECONDS=600 FUZZ_TRANSLATE_SECONDS=3600 tests/fuzz/run.sh
 #   FUZZ_MERGE=1 tests/fuzz/run.sh    # then fold what the whole-path run found into tests/fuzz/translate-corpus
 #
@@ -29,6 +29,7 @@ seconds="${FUZZ_SECONDS:-60}"
 cache_seconds="${FUZZ_CACHE_SECONDS:-20}"
 text_seconds="${FUZZ_TEXT_SECONDS:-20}"
 translate_seconds="${FUZZ_TRANSLATE_SECONDS:-45}"
+serve_seconds="${FUZZ_SERVE_SECONDS:-30}"
 
 for tool in clang-14 clang++-14; do
   command -v "$tool" >/dev/null || { echo "tests/fuzz/run.sh: $tool is missing (tools/install-deps.sh)" >&2; exit 1; }
@@ -42,7 +43,7 @@ CC=clang-14 CXX=clang++-14 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWi
   -DEDGEMT_FUZZ=ON -DEDGEMT_BUILD_EXAMPLES=OFF \
   "-DCMAKE_C_FLAGS=$flags" "-DCMAKE_CXX_FLAGS=$flags" >"$build/configure.log" 2>&1 ||
   { cat "$build/configure.log"; exit 1; }
-cmake --build "$build" -j "$(nproc)" --target fuzz_model_loader fuzz_packed_cache fuzz_text_layout fuzz_translate edgemt-fuzz-seeds
+cmake --build "$build" -j "$(nproc)" --target fuzz_model_loader fuzz_packed_cache fuzz_text_layout fuzz_translate fuzz_serve_api edgemt-fuzz-seeds
 
 mkdir -p "$build/corpus" "$build/seeds" "$build/artifacts"
 "$build/bin/edgemt-fuzz-seeds" "$build/seeds"
@@ -77,7 +78,10 @@ fuzz fuzz_text_layout "$text_seconds" "$build/corpus-text-layout" "$root/tests/f
 # The whole path, from the repository's corpus.
 mkdir -p "$build/corpus-translate"
 fuzz fuzz_translate "$translate_seconds" "$build/corpus-translate" "$root/tests/fuzz/translate-corpus"
+# edgemt-serve's request handling, from its seeds.
+mkdir -p "$build/corpus-serve-api"
+fuzz fuzz_serve_api "$serve_seconds" "$build/corpus-serve-api" "$root/tests/fuzz/serve-seeds"
 if [ "${FUZZ_MERGE:-0}" = 1 ]; then
   "$build/bin/fuzz_translate" -merge=1 "$root/tests/fuzz/translate-corpus" "$build/corpus-translate" 2>&1 | tail -n 2
 fi
-echo "tests/fuzz/run.sh: no findings in ${seconds} s + ${cache_seconds} s + ${text_seconds} s + ${translate_seconds} s"
+echo "tests/fuzz/run.sh: no findings in ${seconds} s + ${cache_seconds} s + ${text_seconds} s + ${translate_seconds} s + ${serve_seconds} s"

@@ -42,10 +42,11 @@ so threads with a Translator each translate in parallel.
 import os
 import warnings
 
-from ._edgemt import MODEL_FORMATS, Model, TranslationResult, _DecodeOptions, _Translator
+from ._edgemt import MODEL_FORMATS, Catalog, CatalogResult, Model, TranslationResult, _DecodeOptions, _Translator
+from ._edgemt import detect_language
 from ._edgemt import __version__  # the library's own: the CLI's --version and C's edgemt_version() say the same
 
-__all__ = ["Model", "Translator", "TranslationResult", "MODEL_FORMATS"]
+__all__ = ["Model", "Translator", "TranslationResult", "MODEL_FORMATS", "Catalog", "CatalogResult", "detect_language"]
 
 # translate_iterable reads this many batches ahead (as edgemt-translate does).
 _READ_AHEAD_BATCHES = 16

@@ -10,6 +10,7 @@
 #include "edgemt/text_translator.h"
 #include "edgemt/translator.h"
 #include "edgemt/version.h"
+#include "catalog.h"
 #include "piece_stream.h"
 #include "status_exception.h"
 #include "translator.h"
@@ -67,6 +68,7 @@ PYBIND11_MODULE(_edgemt, m) {
   m.doc() = "EdgeMT's native module; use the package `edgemt`.";
   m.attr("__version__") = edgemt::Version();
   m.attr("MODEL_FORMATS") = edgemt::ModelFormats();
+  edgemt_python::BindCatalog(m);
 
   py::class_<TranslationResult>(m, "TranslationResult",
                                 "One source's translations, best first (num_hypotheses of them).")

@@ -2,14 +2,15 @@
 through English, and gives exactly the text of the two hops by hand (lines,
 documents, HTML); --from auto detects each line's language; a memory
 budget closes and reopens models without changing a translation; --info
-and the converter's --amend show and set a file's languages."""
+and the converter's --amend show and set a file's languages. The C API
+(edgemt_catalog_*) and Python's edgemt.Catalog give the CLI's texts."""
 import os
 import shutil
 import subprocess
 import sys
 import unittest
 
-from e2e_common import CONVERT, run, tool
+from e2e_common import CONVERT, bin_dir, run, tool
 from model_set import ARABIC, ENGLISH, GERMAN, make_model_set
 
 
@@ -94,6 +95,46 @@ class ModelSets(unittest.TestCase):
         opened = int(tight.stderr.rsplit("; ", 1)[1].split(" opened")[0])
         self.assertGreaterEqual(closed, 1, tight.stderr)
         self.assertEqual(opened, closed + 1, tight.stderr)  # only the last stays open
+
+    def test_c_and_python_give_the_clis_texts(self):
+        lines = "".join(line + "\n" for line in GERMAN)
+        document = "  Ein Mann fährt Fahrrad.  Ein Hund läuft.\n\tZwei Kinder spielen.\n"
+        page = '<p>Ein <b>Mann</b> fährt <a href="x">Fahrrad</a>.</p>\n'
+        c_test = tool("edgemt-catalog-c-test")
+        for form, text, flag in (("text", lines, ()), ("document", document, ("--document",)),
+                                 ("html", page, ("--html",))):
+            expected = translate(["--models", self.folder, "--from", "de", "--to", "fr", *flag], text).stdout
+            got = run([c_test, self.folder, "de", "fr", form], stdin=text)
+            self.assertEqual(got.stdout, expected, form)
+            self.assertIn("de-en.edgemt", got.stderr)
+            self.assertIn("en-fr.edgemt", got.stderr)
+        self.assertEqual(run([c_test, "--errors", self.folder]).stdout, "errors ok\n")
+        script = (
+            "import edgemt, json, sys\n"
+            "c = edgemt.Catalog(sys.argv[1])\n"
+            "r = c.translate_batch(sys.argv[2].split('\\n'), 'de', 'fr')\n"
+            "auto = c.translate_batch([sys.argv[4]], 'auto', 'fr')[0]\n"
+            "print(json.dumps({'texts': [x.text for x in r], 'models': r[0].models, 'doc': c.translate(sys.argv[3],"
+            " 'de', 'fr', format='document'), 'langs': c.languages(), 'route': c.route('ar', 'de'),"
+            " 'auto': [auto.source_language, auto.text], 'detect': edgemt.detect_language(sys.argv[4])[0][0],"
+            " 'unknown': c.translate_batch(['x'], 'xx', 'fr')[0].error}))\n")
+        env = dict(os.environ, PYTHONPATH=os.path.join(bin_dir(), "..", "python"))
+        result = subprocess.run([sys.executable, "-c", script, self.folder, "\n".join(GERMAN), document, GERMAN[1]],
+                                capture_output=True, text=True, env=env)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        import json
+        got = json.loads(result.stdout)
+        self.assertEqual(got["texts"], translate(["--models", self.folder, "--from", "de", "--to", "fr"],
+                                                 lines).stdout.splitlines())
+        self.assertEqual([os.path.basename(m) for m in got["models"]], ["de-en.edgemt", "en-fr.edgemt"])
+        self.assertEqual(got["doc"], translate(["--models", self.folder, "--from", "de", "--to", "fr", "--document"],
+                                               document).stdout)
+        self.assertEqual(got["langs"], ["ar", "de", "en", "fr"])
+        self.assertEqual([os.path.basename(m) for m in got["route"]], ["ar-en.edgemt", "en-de.edgemt"])
+        self.assertEqual(got["auto"][0], "de")
+        self.assertEqual(got["auto"][1], got["texts"][1])
+        self.assertEqual(got["detect"], "de")
+        self.assertIn("no installed model translates from 'xx'", got["unknown"])
 
     def test_usage_errors_name_what_is_missing(self):
         for args, message in ((["--models", self.folder, "--from", "de"], "--models needs --from LANG and --to LANG"),

@@ -278,6 +278,53 @@ EDGEMT_API edgemt_status edgemt_results_word_alignment(const edgemt_results* res
                                                        size_t i, int32_t* source_word, int32_t* target_word);
 EDGEMT_API void edgemt_results_free(edgemt_results* results);
 
+/* ---- Model sets (edgemt/catalog.h): a folder of model files, each a language pair ---- */
+
+typedef struct edgemt_catalog edgemt_catalog;
+
+typedef struct edgemt_catalog_options {
+  size_t struct_size;            /* sizeof(edgemt_catalog_options) */
+  const char* pivot_language;    /* "en": the language a pair no file holds goes through */
+  size_t memory_budget_bytes;    /* 0: no limit; else the least recently used idle models are closed */
+  int32_t num_threads;           /* 0: all cores */
+  int32_t max_batch_size;        /* 16 */
+} edgemt_catalog_options;
+
+typedef enum edgemt_text_format {
+  EDGEMT_FORMAT_TEXT = 0,        /* a paragraph, split into sentences */
+  EDGEMT_FORMAT_DOCUMENT = 1,    /* whitespace and lines kept (edgemt_translate_document) */
+  EDGEMT_FORMAT_HTML = 2,        /* tags kept (edgemt_translate_html) */
+  EDGEMT_FORMAT_MAX_ENUM = 0x7fffffff
+} edgemt_text_format;
+
+EDGEMT_API void edgemt_catalog_options_init(edgemt_catalog_options* options);
+/* Every *.edgemt file of `directory` with a language pair (others are left out). */
+EDGEMT_API edgemt_status edgemt_catalog_open(const char* directory, const edgemt_catalog_options* options,
+                                             edgemt_catalog** catalog);
+EDGEMT_API void edgemt_catalog_free(edgemt_catalog* catalog);
+/* The languages its files read or write, sorted; the strings live as long as the catalog. */
+EDGEMT_API size_t edgemt_catalog_num_languages(const edgemt_catalog* catalog);
+EDGEMT_API const char* edgemt_catalog_language(const edgemt_catalog* catalog, size_t index);
+/* Texts from one language (or "auto": each text's language detected) to
+ * another, directly or through the pivot. Each result has one hypothesis
+ * (its text) or its own failure; edgemt_results_source_language and
+ * edgemt_results_model tell the rest. */
+EDGEMT_API edgemt_status edgemt_catalog_translate(edgemt_catalog* catalog, const char* const* texts, size_t count,
+                                                  const char* from, const char* to, edgemt_text_format format,
+                                                  edgemt_results** results);
+/* Of a catalog's result: the source language given or detected ("" for a
+ * translator's results); *confidence (may be NULL): 0-100 (100 when given). */
+EDGEMT_API const char* edgemt_results_source_language(const edgemt_results* results, size_t index, float* confidence);
+/* The model files result `index` went through, in order (0 for a translator's results). */
+EDGEMT_API size_t edgemt_results_num_models(const edgemt_results* results, size_t index);
+EDGEMT_API const char* edgemt_results_model(const edgemt_results* results, size_t index, size_t k);
+
+/* The language of a UTF-8 text (CLD2): its code into code[0..capacity)
+ * (NUL-terminated), *confidence (may be NULL) 0-100. EDGEMT_NOT_FOUND when
+ * the text has too few letters to tell. */
+EDGEMT_API edgemt_status edgemt_detect_language(const char* text, size_t length, char* code, size_t capacity,
+                                                float* confidence);
+
 #ifdef __cplusplus
 }  /* extern "C" */
 #endif

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "edgemt/catalog.h"
 #include "edgemt/edgemt.h"
 #include "edgemt/model.h"
 #include "edgemt/text_translator.h"
@@ -17,7 +18,7 @@
 // Each handle starts with a tag, so that a handle of the wrong kind (or a
 // freed one, while its memory is untouched) is refused instead of used.
 enum class HandleTag : uint32_t { kModel = 0x4d4f444c, kTokenizer = 0x544f4b4e, kTranslator = 0x5452414e,
-                                  kResults = 0x52534c54, kFreed = 0 };
+                                  kResults = 0x52534c54, kCatalog = 0x4341544c, kFreed = 0 };
 
 struct edgemt_model {
   HandleTag tag = HandleTag::kModel;
@@ -38,6 +39,17 @@ struct edgemt_translator {
 struct edgemt_results {
   HandleTag tag = HandleTag::kResults;
   std::vector<edgemt::TextResult> results;
+  // A catalog's results only (else empty): per result, its source language,
+  // that language's confidence and the model files it went through.
+  std::vector<std::string> source_languages;
+  std::vector<float> language_confidences;
+  std::vector<std::vector<std::string>> models;
+};
+
+struct edgemt_catalog {
+  HandleTag tag = HandleTag::kCatalog;
+  std::unique_ptr<edgemt::Catalog> catalog;
+  std::vector<std::string> languages;
 };
 
 

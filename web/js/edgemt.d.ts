@@ -116,3 +116,43 @@ export class Translator {
   /** Releases the model and its memory; later calls throw EdgeMTError. */
   free(): void;
 }
+
+export type ModelSource = ArrayBuffer | ArrayBufferView | URL | string;
+
+export interface CatalogOptions extends RuntimeOptions {
+  /** The language a pair no model holds goes through ('en'). */
+  pivotLanguage?: string;
+  /** Sentences translated together (16). */
+  maxBatchSize?: number;
+}
+
+export interface CatalogResult {
+  text: string;
+  alternatives: string[];
+  /** The language given, or the one detected with 'auto'. */
+  sourceLanguage: string;
+  /** 0-100; 100 when given. */
+  languageConfidence: number;
+  /** The names of the models it went through, in order. */
+  models: string[];
+  warning?: string;
+}
+
+export interface CatalogTranslateOptions {
+  format?: 'text' | 'document' | 'html';
+  alternatives?: number;
+}
+
+/** A model set: each model a language pair; pairs no model holds go through the pivot. */
+export class Catalog {
+  static load(models: Array<ModelSource | { name: string; model: ModelSource }>, options?: CatalogOptions): Promise<Catalog>;
+  readonly languages: string[];
+  targets(from: string): string[];
+  route(from: string, to: string): string[];
+  translate(texts: string, from: string, to: string, options?: CatalogTranslateOptions): string;
+  translate(texts: string[], from: string, to: string, options?: CatalogTranslateOptions): string[];
+  translateBatch(texts: string, from: string, to: string, options?: CatalogTranslateOptions): CatalogResult;
+  translateBatch(texts: string[], from: string, to: string, options?: CatalogTranslateOptions): CatalogResult[];
+  detectLanguage(text: string): Array<{ language: string; confidence: number }>;
+  free(): void;
+}

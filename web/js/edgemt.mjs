@@ -180,3 +180,98 @@ export class Translator {
     this.#session = null;
   }
 }
+
+/**
+ * A model set: several models, each with its language pair, translating
+ * from any of their languages to any other, directly or through the pivot
+ * language (English by default), as edgemt/catalog.h does natively.
+ */
+export class Catalog {
+  #session;
+  #module;
+
+  constructor(module, session) {
+    this.#module = module;
+    this.#session = session;
+  }
+
+  /**
+   * models: an array of model files (each an ArrayBuffer, typed array, URL
+   * or Node path), or of {name, model} to name them in results. options:
+   * pivotLanguage ('en'), maxBatchSize (16), wasm (see loadRuntime).
+   */
+  static async load(models, options = {}) {
+    if (!Array.isArray(models) || models.length === 0) throw new EdgeMTError('models must be a non-empty array');
+    const module = await loadRuntime(options);
+    const session = new module.CatalogSession();
+    try {
+      for (let i = 0; i < models.length; ++i) {
+        const entry = models[i];
+        const source = entry != null && entry.model !== undefined ? entry.model : entry;
+        const name = entry != null && entry.name !== undefined ? String(entry.name)
+          : typeof source === 'string' || source instanceof URL ? String(source) : `model ${i}`;
+        const bytes = await readBytes(source);
+        const address = session.reserve(bytes.byteLength);
+        if (address === 0) throw new EdgeMTError(`${name} (${bytes.byteLength} bytes) does not fit in the WebAssembly memory`);
+        module.HEAPU8.set(bytes, address);
+        checked(session.add(name));
+      }
+      checked(session.finish(options));
+      return new Catalog(module, session);
+    } catch (error) {
+      session.close();
+      session.delete();
+      throw error;
+    }
+  }
+
+  #live() {
+    if (this.#session == null) throw new EdgeMTError('this catalog was freed');
+    return this.#session;
+  }
+
+  /** Every language some model reads or writes, sorted. */
+  get languages() { return this.#live().languages(); }
+
+  /** The languages `from` translates to, directly or through the pivot. */
+  targets(from) { return this.#live().targets(String(from)); }
+
+  /** The names of the models from -> to goes through; throws when there are none. */
+  route(from, to) { return checked(this.#live().route(String(from), String(to))); }
+
+  /**
+   * Per text {text, alternatives, sourceLanguage, languageConfidence, models,
+   * warning}: from a language (or 'auto': each text's detected) to another.
+   * options.format: 'text' (a paragraph; default), 'document' or 'html';
+   * options.alternatives: up to 3 other translations. A text that fails throws, naming it.
+   */
+  translateBatch(texts, from, to, options = {}) {
+    if (typeof texts === 'string') return this.translateBatch([texts], from, to, options)[0];
+    const { results } = checked(this.#live().translate(textsOf(texts), String(from), String(to),
+                                                       options.format ?? 'text', options.alternatives ?? 0));
+    results.forEach((result, i) => {
+      if (result.error !== undefined) throw new EdgeMTError(`text ${i}: ${result.error}`);
+    });
+    return results;
+  }
+
+  /** The translation of each text (string[]), or of one string (a string). */
+  translate(texts, from, to, options = {}) {
+    if (typeof texts === 'string') return this.translateBatch([texts], from, to, options)[0].text;
+    return this.translateBatch(texts, from, to, options).map((result) => result.text);
+  }
+
+  /** The text's likely languages, best first: [{language, confidence (0-100)}]; [] when it cannot tell. */
+  detectLanguage(text) {
+    if (typeof text !== 'string') throw new EdgeMTError('text must be a string');
+    return checked(this.#module.detectLanguage(text));
+  }
+
+  /** Releases the models and their memory; later calls throw. Calling it twice is harmless. */
+  free() {
+    if (this.#session == null) return;
+    this.#session.close();
+    this.#session.delete();
+    this.#session = null;
+  }
+}

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "edgemt/model.h"
 #include "edgemt/status.h"
 #include "edgemt/text_translator.h"
 
@@ -36,10 +37,13 @@ struct CatalogOptions {
 
 // One model file of the set.
 struct CatalogModel {
-  std::string path;
+  std::string path;  // or, for a set of loaded models (Catalog::FromModels), the caller's name
   std::string source_language;
   std::string target_language;
   uint64_t file_size = 0;
+  // FromModels: the model, loaded by the caller (it stays loaded; only its
+  // translator is opened and closed). Null: opened from path.
+  std::shared_ptr<const Model> loaded;
 };
 
 enum class TextFormat { kText, kDocument, kHtml };
@@ -77,6 +81,12 @@ class Catalog {
   // and target language. A file without them, or that cannot be read, is
   // left out and named in skipped(); none at all is kNotFound.
   static Result<std::unique_ptr<Catalog>> Open(const std::string& directory, const CatalogOptions& options = {});
+  // A set of models already loaded (from memory: WebAssembly, a model
+  // shipped inside an app), named by `names` (same count) in results. A
+  // model without a language pair is kInvalidArgument.
+  static Result<std::unique_ptr<Catalog>> FromModels(const std::vector<std::shared_ptr<const Model>>& models,
+                                                     const std::vector<std::string>& names,
+                                                     const CatalogOptions& options = {});
   ~Catalog();
   Catalog(const Catalog&) = delete;
   Catalog& operator=(const Catalog&) = delete;

@@ -89,6 +89,30 @@ Result<std::unique_ptr<Catalog>> Catalog::Open(const std::string& directory, con
   return std::unique_ptr<Catalog>(new Catalog(std::move(impl)));
 }
 
+Result<std::unique_ptr<Catalog>> Catalog::FromModels(const std::vector<std::shared_ptr<const Model>>& models,
+                                                     const std::vector<std::string>& names,
+                                                     const CatalogOptions& options) {
+  if (models.size() != names.size()) return Status(StatusCode::kInvalidArgument, "one name per model");
+  if (models.empty()) return Status(StatusCode::kInvalidArgument, "no model");
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  impl->options.pivot_language = Lowercase(options.pivot_language);
+  for (size_t i = 0; i < models.size(); ++i) {
+    if (models[i] == nullptr) return Status(StatusCode::kInvalidArgument, names[i] + ": no model");
+    CatalogModel entry;
+    entry.path = names[i];
+    entry.source_language = Lowercase(models[i]->source_language());
+    entry.target_language = Lowercase(models[i]->target_language());
+    entry.file_size = models[i]->file_size();
+    entry.loaded = models[i];
+    if (entry.source_language.empty() || entry.target_language.empty())
+      return Status(StatusCode::kInvalidArgument, names[i] + ": the model names no language pair");
+    impl->models.push_back(std::move(entry));
+  }
+  impl->open = std::make_unique<OpenModels>(impl->models, impl->options);
+  return std::unique_ptr<Catalog>(new Catalog(std::move(impl)));
+}
+
 const std::vector<CatalogModel>& Catalog::models() const { return impl_->models; }
 const std::vector<std::string>& Catalog::skipped() const { return impl_->skipped; }
 const CatalogOptions& Catalog::options() const { return impl_->options; }

@@ -39,7 +39,9 @@ OpenModels::Lease::~Lease() {
 }
 
 Status OpenModels::OpenSlot(size_t index, Slot* slot) const {
-  Result<std::shared_ptr<const Model>> model = Model::Load(models_[index].path);
+  Result<std::shared_ptr<const Model>> model =
+      models_[index].loaded != nullptr ? Result<std::shared_ptr<const Model>>(models_[index].loaded)
+                                       : Model::Load(models_[index].path);
   if (!model.ok()) return model.status();
   const ModelConfig& config = model.value()->config();
   TextTranslatorOptions text_options = options_.translator;

@@ -77,6 +77,15 @@ class Server:
         return self.process.returncode
 
 
+def rss(pid, field):
+    """VmRSS (now) or VmHWM (the peak) of a process, in MB."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) >> 10
+    raise AssertionError("no %s in /proc/%d/status" % (field, pid))
+
+
 def cli(folder, source, target, text, extra=()):
     return run([tool("edgemt-translate"), "--models", folder, "--from", source, "--to", target, *extra],
                stdin=text).stdout
@@ -322,6 +331,37 @@ class ServeKeysAndShutdown(unittest.TestCase):
             self.assertEqual(server.request("GET", "/languages")[0], 200)  # as in LibreTranslate: no key
         finally:
             self.assertEqual(server.stop(), 0)
+
+    def test_a_budget_smaller_than_the_set_closes_models_and_bounds_the_peak(self):
+        """Requests moving between pairs (two through English) with a 1 MB budget: each model opens,
+        serves and closes for the next, so the peak RSS is the server's own memory and the largest
+        model alone (its file, packed weights about as large, its arena), well under the whole set's."""
+
+        def peak_and_answers(*args):
+            server = Server(self.folder, "--threads", "1", *args)
+            start = rss(server.process.pid, "VmRSS")
+            answers = []
+            try:
+                for _ in range(3):
+                    for source, target, text in (("de", "fr", GERMAN[0]), ("en", "de", ENGLISH[1]),
+                                                 ("ar", "de", ARABIC[0]), ("de", "en", GERMAN[1])):
+                        status, answer, _ = server.json("/translate", {"q": [text] * 8, "source": source,
+                                                                       "target": target})
+                        self.assertEqual(status, 200, answer)
+                        answers.append(answer["translatedText"])
+                return start, rss(server.process.pid, "VmHWM"), answers
+            finally:
+                self.assertEqual(server.stop(), 0)
+
+        _, free_peak, free_answers = peak_and_answers()
+        start, tight_peak, tight_answers = peak_and_answers("--memory-budget-mb", "1")
+        self.assertEqual(tight_answers, free_answers)
+        largest = max(os.path.getsize(os.path.join(self.folder, name)) for name in os.listdir(self.folder)
+                      if name.endswith(".edgemt")) >> 20
+        print("peak RSS: %d MB without a budget, %d MB with 1 MB (the server alone %d MB, the largest file %d MB)"
+              % (free_peak, tight_peak, start, largest))
+        self.assertLessEqual(tight_peak, start + 2 * largest + 12)
+        self.assertLess(tight_peak, free_peak - 8)
 
     def test_sigterm_finishes_what_is_in_flight_and_refuses_the_rest(self):
         server = Server(self.folder, "--threads", "1")

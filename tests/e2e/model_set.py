@@ -10,6 +10,7 @@ import os
 import shutil
 import sys
 import tempfile
+import unittest
 
 from e2e_common import CONVERT, EXAMPLE_INT8, MULTI30K, SHARED, need_shared, run, tool
 
@@ -33,3 +34,15 @@ def make_model_set():
     run([sys.executable, CONVERT, aren, "--out", os.path.join(folder, "ar-en.edgemt"), "--source-language", "ar",
          "--target-language", "en", "--quiet"])
     return folder
+
+
+class ModelSetCase(unittest.TestCase):
+    """Tests over one model set, made once for the class (self.folder)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.folder = make_model_set()
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.folder, ignore_errors=True)

@@ -5,28 +5,19 @@ budget closes and reopens models without changing a translation; --info
 and the converter's --amend show and set a file's languages. The C API
 (edgemt_catalog_*) and Python's edgemt.Catalog give the CLI's texts."""
 import os
-import shutil
 import subprocess
 import sys
 import unittest
 
 from e2e_common import CONVERT, bin_dir, run, tool
-from model_set import ARABIC, ENGLISH, GERMAN, make_model_set
+from model_set import ARABIC, ENGLISH, GERMAN, ModelSetCase
 
 
 def translate(args, text):
     return run([tool("edgemt-translate"), *args], stdin=text)
 
 
-class ModelSets(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.folder = make_model_set()
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.folder, ignore_errors=True)
-
+class ModelSets(ModelSetCase):
     def model(self, pair):
         return ["--model", os.path.join(self.folder, pair + ".edgemt")]
 
@@ -96,7 +87,7 @@ class ModelSets(unittest.TestCase):
         self.assertGreaterEqual(closed, 1, tight.stderr)
         self.assertEqual(opened, closed + 1, tight.stderr)  # only the last stays open
 
-    def test_c_and_python_give_the_clis_texts(self):
+    def test_c_gives_the_clis_texts(self):
         lines = "".join(line + "\n" for line in GERMAN)
         document = "  Ein Mann fährt Fahrrad.  Ein Hund läuft.\n\tZwei Kinder spielen.\n"
         page = '<p>Ein <b>Mann</b> fährt <a href="x">Fahrrad</a>.</p>\n'
@@ -109,6 +100,10 @@ class ModelSets(unittest.TestCase):
             self.assertIn("de-en.edgemt", got.stderr)
             self.assertIn("en-fr.edgemt", got.stderr)
         self.assertEqual(run([c_test, "--errors", self.folder]).stdout, "errors ok\n")
+
+    def test_python_gives_the_clis_texts(self):
+        lines = "".join(line + "\n" for line in GERMAN)
+        document = "  Ein Mann fährt Fahrrad.  Ein Hund läuft.\n\tZwei Kinder spielen.\n"
         script = (
             "import edgemt, json, sys\n"
             "c = edgemt.Catalog(sys.argv[1])\n"

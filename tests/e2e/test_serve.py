@@ -18,7 +18,7 @@ import unittest
 import urllib.parse
 
 from e2e_common import run, tool
-from model_set import ARABIC, ENGLISH, GERMAN, make_model_set
+from model_set import ARABIC, ENGLISH, GERMAN, ModelSetCase, make_model_set
 
 
 def free_port():
@@ -305,15 +305,7 @@ class Serve(unittest.TestCase):
         self.assertNotIn("secret", self.server.output())
 
 
-class ServeKeysAndShutdown(unittest.TestCase):
-    @classmethod
-    def setUpClass(cls):
-        cls.folder = make_model_set()
-
-    @classmethod
-    def tearDownClass(cls):
-        shutil.rmtree(cls.folder, ignore_errors=True)
-
+class ServeKeysAndShutdown(ModelSetCase):
     def test_api_keys(self):
         keys = os.path.join(self.folder, "keys.txt")
         with open(keys, "w") as f:

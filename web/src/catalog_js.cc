@@ -14,22 +14,14 @@
 #include "edgemt/catalog.h"
 #include "edgemt/language_id.h"
 #include "edgemt/model.h"
+#include "js_values.h"
 
 namespace {
 
 using emscripten::val;
 
-val Error(const std::string& message) {
-  val out = val::object();
-  out.set("error", message);
-  return out;
-}
-
-val Strings(const std::vector<std::string>& strings) {
-  val out = val::array();
-  for (size_t i = 0; i < strings.size(); ++i) out.set(i, strings[i]);
-  return out;
-}
+using edgemt_js::ArrayOf;
+using edgemt_js::Error;
 
 class CatalogSession {
  public:
@@ -74,8 +66,8 @@ class CatalogSession {
     return val::object();
   }
 
-  val Languages() const { return catalog_ ? Strings(catalog_->languages()) : Error("no catalog"); }
-  val Targets(const std::string& from) const { return catalog_ ? Strings(catalog_->targets(from)) : Error("no catalog"); }
+  val Languages() const { return catalog_ ? ArrayOf(catalog_->languages()) : Error("no catalog"); }
+  val Targets(const std::string& from) const { return catalog_ ? ArrayOf(catalog_->targets(from)) : Error("no catalog"); }
 
   val Route(const std::string& from, const std::string& to) const {
     if (!catalog_) return Error("no catalog");
@@ -83,7 +75,7 @@ class CatalogSession {
     if (!route.ok()) return Error(route.status().message());
     std::vector<std::string> names;
     for (size_t index : route.value()) names.push_back(catalog_->models()[index].path);
-    return Strings(names);
+    return ArrayOf(names);
   }
 
   // texts: an array of strings; format: 'text', 'document' or 'html'. {results: [...]} or {error}.
@@ -108,10 +100,10 @@ class CatalogSession {
       val item = val::object();
       if (!results[i].status.ok()) item.set("error", results[i].status.message());
       item.set("text", results[i].text);
-      item.set("alternatives", Strings(results[i].alternatives));
+      item.set("alternatives", ArrayOf(results[i].alternatives));
       item.set("sourceLanguage", results[i].source_language);
       item.set("languageConfidence", results[i].language_confidence);
-      item.set("models", Strings(results[i].models));
+      item.set("models", ArrayOf(results[i].models));
       if (!results[i].warning.empty()) item.set("warning", results[i].warning);
       list.set(i, item);
     }

@@ -17,17 +17,15 @@
 #include "edgemt/document.h"
 #include "edgemt/html.h"
 #include "edgemt/model.h"
+#include "js_values.h"
 #include "edgemt/text_translator.h"
 
 namespace {
 
 using emscripten::val;
 
-val Error(const std::string& message) {
-  val out = val::object();
-  out.set("error", message);
-  return out;
-}
+using edgemt_js::ArrayOf;
+using edgemt_js::Error;
 
 template <typename T>
 T Field(const val& options, const char* name, T fallback) {
@@ -58,13 +56,6 @@ edgemt::DecodeOptions DecodeOptionsOf(const edgemt::TextTranslator& translator, 
   d.use_shortlist = Field(options, "useShortlist", d.use_shortlist);
   d.return_alignments = Field(options, "returnAlignments", d.return_alignments);
   return d;
-}
-
-template <typename T>
-val ArrayOf(const std::vector<T>& values) {
-  val out = val::array();
-  for (size_t i = 0; i < values.size(); ++i) out.set(i, values[i]);
-  return out;
 }
 
 val ResultOf(const edgemt::TextResult& result) {

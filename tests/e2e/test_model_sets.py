@@ -112,10 +112,12 @@ class ModelSets(ModelSetCase):
             "print(json.dumps({'texts': [x.text for x in r], 'models': r[0].models, 'doc': c.translate(sys.argv[3],"
             " 'de', 'fr', format='document'), 'langs': c.languages(), 'route': c.route('ar', 'de'),"
             " 'auto': [auto.source_language, auto.text], 'detect': edgemt.detect_language(sys.argv[4])[0][0],"
-            " 'unknown': c.translate_batch(['x'], 'xx', 'fr')[0].error}))\n")
+            " 'unknown': c.translate_batch(['x'], 'xx', 'fr')[0].error,"
+            " 'html': c.translate(sys.argv[5], 'de', 'fr', format='html')}))\n")
         env = dict(os.environ, PYTHONPATH=os.path.join(bin_dir(), "..", "python"))
-        result = subprocess.run([sys.executable, "-c", script, self.folder, "\n".join(GERMAN), document, GERMAN[1]],
-                                capture_output=True, text=True, env=env)
+        page = '<p>Ein <b>Mann</b> fährt <a href="x">Fahrrad</a>.</p>\n'
+        result = subprocess.run([sys.executable, "-c", script, self.folder, "\n".join(GERMAN), document, GERMAN[1],
+                                 page], capture_output=True, text=True, env=env)
         self.assertEqual(result.returncode, 0, result.stderr)
         import json
         got = json.loads(result.stdout)
@@ -130,6 +132,8 @@ class ModelSets(ModelSetCase):
         self.assertEqual(got["auto"][1], got["texts"][1])
         self.assertEqual(got["detect"], "de")
         self.assertIn("no installed model translates from 'xx'", got["unknown"])
+        self.assertEqual(got["html"], translate(["--models", self.folder, "--from", "de", "--to", "fr", "--html"],
+                                                page).stdout)
 
     def test_usage_errors_name_what_is_missing(self):
         for args, message in ((["--models", self.folder, "--from", "de"], "--models needs --from LANG and --to LANG"),

@@ -1,11 +1,8 @@
 // edgemt-serve: a folder of models served over HTTP with LibreTranslate's
 // API (serve/api.h), on cpp-httplib's server.
-#include <netinet/in.h>
-#include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
-#include <sys/socket.h>
 
 #include <chrono>
 #include <cstdio>
@@ -108,14 +105,9 @@ int main(int argc, char** argv) {
   server.set_keep_alive_timeout(options.read_timeout_s);
   server.set_keep_alive_max_count(100000);
   // The library writes a response's head and body apart: without TCP_NODELAY
-  // (inherited by every accepted socket) each answer waits on a delayed ACK.
-  socket_t listening = INVALID_SOCKET;
-  server.set_socket_options([&listening](socket_t sock) {
-    int one = 1;
-    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    listening = sock;
-  });
+  // (the listening socket's, inherited by each accepted one) every answer
+  // waits on a delayed ACK.
+  server.set_tcp_nodelay(true);
   const bool access_log = options.access_log, log_text = options.log_text;
   const auto handle = [&api, access_log, log_text](const httplib::Request& request, httplib::Response& response) {
     const auto start = std::chrono::steady_clock::now();
@@ -153,10 +145,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "edgemt-serve: cannot listen on %s:%d\n", options.host.c_str(), options.port);
     return 1;
   }
-  // The library listens with a backlog of 5: a burst of new connections
-  // overflows it, and the kernel then drops some of them unanswered. The
-  // system's largest instead (listen() again only resizes the queue).
-  if (listening != INVALID_SOCKET) listen(listening, SOMAXCONN > 4096 ? SOMAXCONN : 4096);
   std::thread stopper([&server, &signals] {
     int received = 0;
     sigwait(&signals, &received);

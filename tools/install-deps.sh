@@ -23,8 +23,9 @@ for group in "${groups[@]}"; do
       xz-utils patch libfxdiv-dev python3
       # The model file's schema (headers, flatc).
       libflatbuffers-dev flatbuffers-compiler
-      # edgemt-serve: HTTP (cpp-httplib) and JSON (nlohmann-json).
-      libcpp-httplib-dev nlohmann-json3-dev) ;;
+      # edgemt-serve's JSON (nlohmann-json; its HTTP library comes as a
+      # source tarball, tools/header-deps.sh).
+      nlohmann-json3-dev) ;;
     convert) packages+=(
       python3-torch python3-numpy python3-flatbuffers python3-sentencepiece python3-tqdm python3-yaml
       flatbuffers-compiler) ;;

@@ -7,6 +7,7 @@ LibreTranslate clients from the npm registry: test_serve_npm.py."""
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -30,10 +31,10 @@ def free_port():
 class Server:
     """edgemt-serve on a free loopback port, until stop()."""
 
-    def __init__(self, folder, *args):
+    def __init__(self, folder, *args, program="edgemt-serve"):
         self.port = free_port()
         self.log = tempfile.TemporaryFile()
-        self.process = subprocess.Popen([tool("edgemt-serve"), "--models", folder, "--port", str(self.port), *args],
+        self.process = subprocess.Popen([tool(program), "--models", folder, "--port", str(self.port), *args],
                                         stdout=self.log, stderr=self.log)
         deadline = time.time() + 60
         while time.time() < deadline:
@@ -354,6 +355,30 @@ class ServeKeysAndShutdown(ModelSetCase):
               % (free_peak, tight_peak, start, largest))
         self.assertLessEqual(tight_peak, start + 2 * largest + 12)
         self.assertLess(tight_peak, free_peak - 8)
+
+    def test_one_file_like_the_cli(self):
+        """edgemt-serve needs only libc, libm, libstdc++ and libgcc_s; edgemt-serve-static none, and
+        answers as the dynamic one does."""
+        needed = re.findall(r"\(NEEDED\)\s+Shared library: \[([^]]+)\]",
+                            run(["readelf", "-d", "--wide", tool("edgemt-serve")]).stdout)
+        self.assertTrue(needed)
+        for library in needed:
+            self.assertRegex(library, r"^(libc\.so\.6|libm\.so\.6|libstdc\+\+\.so\.6|libgcc_s\.so\.1|ld-linux[-a-z0-9_.]*\.so\.[0-9]+)$")
+        static = tool("edgemt-serve-static")
+        if not os.path.exists(static):
+            self.assertTrue(os.environ.get("EDGEMT_SANITIZED"), "edgemt-serve-static is missing")
+            return  # not built under the sanitizers (serve/CMakeLists.txt)
+        self.assertNotIn("INTERP", run(["readelf", "-l", "--wide", static]).stdout)
+        fields = {"q": [ENGLISH[1], GERMAN[0]], "source": "auto", "target": "de"}
+        answers = []
+        for program in ("edgemt-serve", "edgemt-serve-static"):
+            server = Server(self.folder, program=program)
+            try:
+                answers.append(server.json("/translate", fields)[:2])
+            finally:
+                self.assertEqual(server.stop(), 0)
+        self.assertEqual(answers[0][0], 200)
+        self.assertEqual(answers[1], answers[0])
 
     def test_sigterm_finishes_what_is_in_flight_and_refuses_the_rest(self):
         server = Server(self.folder, "--threads", "1")

@@ -10,8 +10,10 @@
 #                        same code split into a header and a shared library
 #                        (with OpenSSL, zlib and brotli); header-only, without
 #                        TLS, edgemt-serve needs no library beyond libc's and
-#                        links statically. Patched with the fix Debian backports
-#                        (CVE-2023-26130, a header's line breaks).
+#                        links statically. Patched (cpp-httplib-server.patch):
+#                        the fix Debian backports (CVE-2023-26130, a header's
+#                        line breaks), and answers to half-closed connections
+#                        (it asked whether the peer still sends before writing).
 #
 # Cache: $EDGEMT_DEPS_CACHE (default ~/.cache/edgemt/kernel-deps)/headers-KEY,
 # KEY a hash of the tarball and the patch.
@@ -25,7 +27,7 @@ flock 9
 EDGEMT_KERNEL_PINS="$here/header-sources.pins" "$here/kernel-sources.sh" "$cache/header-src" ||
   { log "the source tarballs are missing (see above)"; exit 1; }
 read -r _ _ _ tarball _ < <(grep '^cpp-httplib ' "$cache/header-src/MANIFEST")
-patch_file="$here/patches/cpp-httplib-header-crlf.patch"
+patch_file="$here/patches/cpp-httplib-server.patch"
 key="$( { sha256sum <"$cache/header-src/$tarball"; sha256sum <"$patch_file"; } | sha256sum | cut -c1-16)"
 prefix="$cache/headers-$key"
 if [ ! -f "$prefix/.complete" ]; then

@@ -52,7 +52,6 @@ class Batcher {
   BatcherLimits limits_;
   mutable std::mutex mutex_;
   std::condition_variable work_;  // a job came, or stopping
-  std::condition_variable done_;  // a job finished
   std::deque<std::shared_ptr<Job>> queue_;
   size_t queued_texts_ = 0;
   bool stopping_ = false;

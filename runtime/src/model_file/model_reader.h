@@ -10,7 +10,7 @@
 namespace edgemt {
 
 constexpr uint16_t kFormatMajor = 2;
-constexpr uint16_t kFormatMinor = 8;  // the newest minor version this runtime knows
+constexpr uint16_t kFormatMinor = 9;  // the newest minor version this runtime knows
 
 // Checks the FlatBuffer structure, the identifier, the version, the
 // hyperparameters and every tensor's type, shape, size, alignment and

@@ -118,6 +118,11 @@ struct ShortlistView {
   // the ids outside a list from them); null in older files.
   const float* output_row_sum = nullptr;
   double output_bias_sum = 0.0;
+  // 2.9: Marian's padding of a source's set (schema's Shortlist.pad_*);
+  // pad_multiple 0 or 1: none.
+  size_t pad_multiple = 0;
+  int32_t pad_from = 0;
+  size_t pad_uncounted = 0;
   bool present() const { return offsets != nullptr; }
 };
 

@@ -61,6 +61,19 @@ Status ReadShortlist(const fb::Shortlist* shortlist, const ModelConfig& config, 
     out->output_row_sum = row_sum->data();
     out->output_bias_sum = shortlist->output_bias_sum();
   }
+  // Marian pads for its GEMM's 8 columns; more than a vector's worth is no padding anyone writes.
+  constexpr uint32_t kMostPadding = 64;
+  if (shortlist->pad_multiple() > kMostPadding)
+    return Invalid("pads to a multiple of " + std::to_string(shortlist->pad_multiple()) + " ids, at most " +
+                   std::to_string(kMostPadding) + " is read");
+  if (shortlist->pad_from() < 0 || shortlist->pad_from() > config.target_vocab_size)
+    return Invalid("pads from id " + std::to_string(shortlist->pad_from()) + ", outside the target vocabulary of " +
+                   std::to_string(config.target_vocab_size));
+  if (shortlist->pad_uncounted() >= kMostPadding)
+    return Invalid("counts " + std::to_string(shortlist->pad_uncounted()) + " unlisted ids toward its padding");
+  out->pad_multiple = shortlist->pad_multiple();
+  out->pad_from = shortlist->pad_from();
+  out->pad_uncounted = shortlist->pad_uncounted();
   out->frequent = frequent_count > 0 ? frequent->data() : nullptr;
   out->frequent_count = frequent_count;
   out->offsets = offsets->data();

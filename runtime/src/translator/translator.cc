@@ -162,7 +162,9 @@ struct Translator::Impl final : StepModel {
     size_t gathered = 0;
     for (size_t s = 0; s < count; ++s) {
       int32_t* ids = workspace.shortlist_ids + s * limits.shortlist;
-      const size_t found = SourceShortlist(shortlist, sources[s], model->config().eos_id, workspace.shortlist_seen, ids);
+      const size_t found = SourceShortlist(shortlist, sources[s], model->config().eos_id,
+                                          static_cast<size_t>(model->config().target_vocab_size),
+                                          workspace.shortlist_seen, ids);
       workspace.source_columns[s] = OutputColumns{found, ids};
       size_t used = 0;
       workspace.source_lists[s] =

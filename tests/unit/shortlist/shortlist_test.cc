@@ -18,6 +18,7 @@
 
 #include "allocation_counter.h"
 #include "edgemt/translator.h"
+#include "shortlist/shortlist.h"
 #include "shortlist/shortlisted_projection.h"
 #include "test_model.h"
 
@@ -371,6 +372,10 @@ TEST_CASE("a broken shortlist is refused when the model loads") {
          s.output_row_sum.assign(16, 1.0f);
          s.output_row_sum[4] = std::nanf("");
        }},
+      {"padding to a multiple of more than 64", [](fb::ShortlistT& s) { s.pad_multiple = 65; }},
+      {"padding from a negative id", [](fb::ShortlistT& s) { s.pad_multiple = 8, s.pad_from = -1; }},
+      {"padding from beyond the vocabulary", [](fb::ShortlistT& s) { s.pad_multiple = 8, s.pad_from = 1000; }},
+      {"64 unlisted ids counted", [](fb::ShortlistT& s) { s.pad_multiple = 8, s.pad_uncounted = 64; }},
       {"an infinite bias sum",
        [](fb::ShortlistT& s) {
          s.output_row_sum.assign(16, 1.0f);
@@ -442,4 +447,87 @@ TEST_CASE("the output sums bring a shortlist's log-probabilities nearer the whol
     CHECK(compared >= 10);
     CHECK(estimated_error < 0.7 * own_error);
   }
+}
+
+TEST_CASE("Marian's padding completes a source's set with the lowest missing ids from pad_from") {
+  // Three source ids; the set of source {0, 2} before padding is {0, 1, 2, 3, 4} (frequent), 9, 12
+  // and </s> = 6: 8 ids, and 1 unlisted id (Marian's <unk>) makes 9.
+  const std::vector<int32_t> frequent = {0, 1, 2, 3, 4};
+  const std::vector<uint32_t> offsets = {0, 2, 3, 4};
+  const std::vector<int32_t> candidates = {9, 12, 20, 6};
+  ShortlistView view;
+  view.frequent = frequent.data();
+  view.frequent_count = frequent.size();
+  view.offsets = offsets.data();
+  view.candidates = candidates.data();
+  view.longest = 2;
+  view.pad_multiple = 8;
+  view.pad_from = 5;
+  view.pad_uncounted = 1;
+  const size_t vocab = 40;
+  std::vector<uint8_t> seen(vocab, 0);
+  std::vector<int32_t> out(ShortlistCapacity(view, 2, vocab), -1);
+  const std::vector<int32_t> source = {0, 2};
+  const TokenIds ids{source.data(), source.size()};
+  const size_t count = SourceShortlist(view, ids, 6, vocab, seen.data(), out.data());
+  // 9 counted: pad with 5, 7, 8, 10, 11, 13, 14 (6, 9, 12 are there) to 16 counted.
+  const std::vector<int32_t> expected = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14};
+  CHECK(std::vector<int32_t>(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(count)) == expected);
+  CHECK((count + view.pad_uncounted) % 8 == 0);
+  CHECK(count <= out.size());
+  CHECK(std::all_of(seen.begin(), seen.end(), [](uint8_t f) { return f == 0; }));
+
+  SUBCASE("without padding the set is the union alone") {
+    view.pad_multiple = 0;
+    const size_t plain = SourceShortlist(view, ids, 6, vocab, seen.data(), out.data());
+    CHECK(std::vector<int32_t>(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(plain)) ==
+          std::vector<int32_t>{0, 1, 2, 3, 4, 6, 9, 12});
+  }
+  SUBCASE("a set already a multiple is not padded") {
+    view.pad_uncounted = 0;
+    CHECK(SourceShortlist(view, ids, 6, vocab, seen.data(), out.data()) == 8);
+  }
+  SUBCASE("the padding stops at the end of the vocabulary") {
+    view.pad_from = 36;
+    const size_t short_of = SourceShortlist(view, ids, 6, vocab, seen.data(), out.data());
+    CHECK(short_of == 12);  // 36 .. 39 added, 13 counted
+    CHECK(out[short_of - 1] == 39);
+  }
+}
+
+TEST_CASE("with padding every output id is in its sentence's padded set") {
+  const std::vector<int32_t> frequent = {4, 9};
+  const int per_source = 3;
+  TestModelSpec spec;
+  spec.d_model = 32;
+  spec.d_ff = 64;
+  spec.target_vocab = 97;
+  AddShortlist(&spec, per_source, frequent);
+  auto add = spec.mutate;
+  spec.mutate = [&](fb::ModelT& model) {
+    add(model);
+    model.shortlist->pad_multiple = 8;
+    model.shortlist->pad_from = 40;
+    model.format_minor = 9;
+  };
+  const TestModel test = LoadTestModel(spec);
+  const auto sources = SyntheticSources(6, spec.source_vocab, 2, 1, 5, 3);
+  auto translator = Make(test, 6, 1);
+  bool used_padding = false;
+  for (const DecodeOptions& decode : Modes()) {
+    CAPTURE(decode.beam_size);
+    CAPTURE(decode.sampling_topk);
+    const auto outputs = Translate(*translator, sources, 6, decode);
+    const size_t n = outputs.size() / sources.size();
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::set<int32_t> allowed = ShortlistOf(spec, sources[i / n], per_source, frequent);
+      const std::set<int32_t> listed = allowed;
+      for (int32_t id = 40; allowed.size() % 8 != 0; ++id) allowed.insert(id);
+      for (int32_t id : outputs[i].ids) {
+        CHECK(allowed.count(id) == 1);
+        used_padding |= listed.count(id) == 0;
+      }
+    }
+  }
+  CHECK(used_padding);  // sampling picks a padded id now and then
 }

@@ -404,7 +404,17 @@ class Bergamot(Fixture):
         self.assertEqual(stats(sl).candidates, 3)
         self.assertIn("the first 8 target ids, at most 50 per source id", sl.description)
         self.assertFalse(vocab.shared)
-        self.assertIn("multiple of 8", notes[-1])
+        self.assertIn("padded to a multiple of 8 ids as Marian's", notes[-1])
+        # Marian's padding: from firstNum 8 up, counting the 3 ids below 8 that are never candidates
+        self.assertEqual((sl.pad_multiple, sl.pad_from, sl.pad_uncounted), (8, 8, 3))
+        src = [vocab.source_id("s10")]
+        ids = allowed(sl, src, vocab.eos_id, vocab.target_size).tolist()
+        self.assertEqual((len(ids) + 3) % 8, 0)
+        unpadded = {3, 4, 5, 6, 7, vocab.eos_id, tid("t20"), tid("t21")}
+        padding = sorted(set(ids) - unpadded)
+        self.assertLessEqual(unpadded, set(ids))
+        self.assertTrue(padding)
+        self.assertEqual(padding, [i for i in range(8, vocab.target_size) if i not in unpadded][:len(padding)])
 
     def test_shared_vocabulary_copies_source_ids(self):
         vocab = Vocabularies(self.spm_model)

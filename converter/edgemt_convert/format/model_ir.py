@@ -206,6 +206,7 @@ FORMAT_MINOR_SHORTLIST = 5   # a vocabulary shortlist (Model.shortlist)
 FORMAT_MINOR_INT4_EMBEDDINGS = 6  # Int4 token embeddings (and a projection tied to one)
 FORMAT_MINOR_SHORTLIST_SUMS = 7  # Shortlist.output_row_sum / output_bias_sum (written with every shortlist)
 FORMAT_MINOR_MARIAN = 8      # SSRU decoder layers, Marian's sinusoid, the zero start, the length factor
+FORMAT_MINOR_SHORTLIST_PADDING = 9  # Shortlist.pad_multiple / pad_from / pad_uncounted (Marian's padding)
 
 
 @dataclass
@@ -218,6 +219,12 @@ class Shortlist:
     offsets: np.ndarray             # uint32 [source_vocab_size + 1], non-decreasing, from 0 to len(candidates)
     candidates: np.ndarray          # int32 target ids, ascending and each once within a source id's range
     description: str = ""           # how it was made, for people
+    # Format 2.9, Marian's padding: a source's set is completed with the lowest ids >= pad_from it lacks
+    # until its size + pad_uncounted (ids Marian's set has that this one never lists) is a multiple of
+    # pad_multiple. 0: none.
+    pad_multiple: int = 0
+    pad_from: int = 0
+    pad_uncounted: int = 0
 
 
 @dataclass

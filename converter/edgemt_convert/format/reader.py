@@ -188,7 +188,8 @@ def _shortlist(sl, config):
     if sl is None:
         return None
     shortlist = ir.Shortlist(frequent=_vector(sl, "Frequent", np.int32), offsets=_vector(sl, "Offsets", np.uint32),
-                             candidates=_vector(sl, "Candidates", np.int32), description=_string(sl.Description()))
+                             candidates=_vector(sl, "Candidates", np.int32), description=_string(sl.Description()),
+                             pad_multiple=sl.PadMultiple(), pad_from=sl.PadFrom(), pad_uncounted=sl.PadUncounted())
     return validate_shortlist(shortlist, config)
 
 

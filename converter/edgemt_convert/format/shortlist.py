@@ -10,6 +10,7 @@ from . import model_ir as ir
 
 _INT32_MAX = np.iinfo(np.int32).max
 _UINT32_MAX = np.iinfo(np.uint32).max
+MOST_PADDING = 64  # the runtime's bound (shortlist_reader.cc)
 
 
 def _integers(values, name):
@@ -99,5 +100,17 @@ def validate(shortlist, config):
     _check_ids(candidates, "candidates", target_vocab_size)
     _check_offsets(offsets, candidates.size, config.source_vocab_size)
     _check_ranges(candidates, offsets)
+    pad_multiple, pad_from, pad_uncounted = (int(v) for v in (shortlist.pad_multiple, shortlist.pad_from,
+                                                                shortlist.pad_uncounted))
+    if not 0 <= pad_multiple <= MOST_PADDING:
+        raise ConversionError("shortlist: padding to a multiple of %d ids (0 to %d are read)"
+                              % (pad_multiple, MOST_PADDING))
+    if not 0 <= pad_from <= target_vocab_size:
+        raise ConversionError("shortlist: padding from id %d, outside the target vocabulary of %d"
+                              % (pad_from, target_vocab_size))
+    if not 0 <= pad_uncounted < MOST_PADDING:
+        raise ConversionError("shortlist: %d unlisted ids counted toward the padding (at most %d)"
+                              % (pad_uncounted, MOST_PADDING - 1))
     return ir.Shortlist(frequent=frequent.astype(np.int32), offsets=offsets.astype(np.uint32),
-                        candidates=candidates.astype(np.int32), description=shortlist.description)
+                        candidates=candidates.astype(np.int32), description=shortlist.description,
+                        pad_multiple=pad_multiple, pad_from=pad_from, pad_uncounted=pad_uncounted)

@@ -117,6 +117,10 @@ def _shortlist(b, model, f):
     f.Shortlist.ShortlistAddDescription(b, description)
     f.Shortlist.ShortlistAddOutputRowSum(b, vectors[3])
     f.Shortlist.ShortlistAddOutputBiasSum(b, bias_sum)
+    if sl.pad_multiple > 1:  # format 2.9, written only when it pads
+        f.Shortlist.ShortlistAddPadMultiple(b, sl.pad_multiple)
+        f.Shortlist.ShortlistAddPadFrom(b, sl.pad_from)
+        f.Shortlist.ShortlistAddPadUncounted(b, sl.pad_uncounted)
     return f.Shortlist.ShortlistEnd(b)
 
 
@@ -160,6 +164,8 @@ def serialize(model):
     if model.shortlist is not None:
         shortlist = _shortlist(b, model, f)
         minor = max(minor, ir.FORMAT_MINOR_SHORTLIST_SUMS)
+        if model.shortlist.pad_multiple > 1:
+            minor = max(minor, ir.FORMAT_MINOR_SHORTLIST_PADDING)
     if model.has_int4_embedding():
         minor = max(minor, ir.FORMAT_MINOR_INT4_EMBEDDINGS)
     if model.uses_marian_features():

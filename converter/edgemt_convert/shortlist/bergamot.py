@@ -18,7 +18,9 @@ Marian lets a batch use the firstNum first target ids (a Marian vocabulary
 is sorted by frequency), every target id in the lists of its source ids
 (</s> ends every source, so its list is always in), and, when source and
 target share one vocabulary, the source ids themselves; it then pads the
-set to a multiple of eight (for its int8 GEMM), which EdgeMT does not need.
+set to a multiple of eight (for its int8 GEMM) with the lowest ids from
+firstNum up that it lacks; the file keeps that rule (format 2.9), so that
+a translation may use the ids Bergamot's may.
 Its ids are the Marian vocabulary's: those of a Hugging Face Marian model's
 vocab.json (the conversion to Hugging Face appends <pad> as a last id,
 which no list then covers), or SentencePiece's
@@ -35,6 +37,7 @@ from .table import from_pairs
 MAGIC = 0xF11A48D5013417F5
 HEADER_WORDS = 6
 _MASK = (1 << 64) - 1
+MARIAN_PADDING = 8  # Marian pads each set to a multiple of 8 ids (src/data/shortlist.cpp)
 
 
 def checksum(data):
@@ -117,8 +120,20 @@ def read_bergamot(path, model, vocab, shared=None, shipped=False):
     description = ("Bergamot binary shortlist %s (Bergamot's selection): the first %d target ids, at most %d per "
                    "source id, </s>'s list%s" % (name, first, best, ", each source id itself (one vocabulary)"
                                                  if shared else ""))
-    notes.append("%s: %s, imported with Bergamot's selection; Marian's padding of each set to a multiple of 8 ids is "
-                 "not reproduced; pad, <s> and <unk> are never candidates"
+    notes.append("%s: %s, imported with Bergamot's selection, each set padded to a multiple of %d ids as Marian's; "
+                 "pad, <s> and <unk> are never candidates"
                  % (name, "the shortlist beside the model (--no-shortlist leaves it out)" if shipped
-                    else "a Bergamot shortlist"))
-    return from_pairs(src[keep], tgt[keep], frequent, vocab, description, every_source=True), notes
+                    else "a Bergamot shortlist", MARIAN_PADDING))
+    shortlist = from_pairs(src[keep], tgt[keep], frequent, vocab, description, every_source=True)
+    _pad_as_marian(shortlist, first, vocab)
+    return shortlist, notes
+
+
+def _pad_as_marian(shortlist, first, vocab):
+    """Marian completes each set with the lowest ids from firstNum up that it lacks until it has a multiple
+    of 8 (for intgemm's columns). Its set has every id below firstNum; ours leaves out the ones that are never
+    candidates (<unk>), which still count toward Marian's multiple."""
+    first = min(first, vocab.target_size)
+    shortlist.pad_multiple = MARIAN_PADDING
+    shortlist.pad_from = first
+    shortlist.pad_uncounted = first - int(np.count_nonzero(shortlist.frequent < first))

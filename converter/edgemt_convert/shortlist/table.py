@@ -37,15 +37,25 @@ def pairs(shortlist):
     return np.repeat(np.arange(counts.size), counts), np.asarray(shortlist.candidates, dtype=np.int64)
 
 
-def allowed(shortlist, source_ids, eos_id):
+def allowed(shortlist, source_ids, eos_id, target_size=None):
     """The target ids a translation of source_ids may use, ascending: the
-    union of the candidates of its ids, the frequent ids and eos."""
+    union of the candidates of its ids, the frequent ids and eos, padded as
+    the shortlist says (format 2.9, up to target_size) as the runtime does."""
     offsets = shortlist.offsets
     parts = [np.asarray(shortlist.frequent, dtype=np.int64), np.array([eos_id], dtype=np.int64)]
     for i in set(int(i) for i in source_ids):
         if 0 <= i < len(offsets) - 1:
             parts.append(np.asarray(shortlist.candidates[offsets[i]:offsets[i + 1]], dtype=np.int64))
-    return np.unique(np.concatenate(parts))
+    ids = np.unique(np.concatenate(parts))
+    if shortlist.pad_multiple > 1:
+        present, extra = set(ids.tolist()), []
+        next_id, end = shortlist.pad_from, target_size if target_size is not None else np.iinfo(np.int32).max
+        while (len(present) + len(extra) + shortlist.pad_uncounted) % shortlist.pad_multiple and next_id < end:
+            if next_id not in present:
+                extra.append(next_id)
+            next_id += 1
+        ids = np.union1d(ids, np.array(extra, dtype=np.int64))
+    return ids
 
 
 @dataclass

@@ -10,10 +10,10 @@
 #include "edgemt/text_translator.h"
 #include "edgemt/translator.h"
 #include "edgemt/version.h"
-#include "catalog.h"
+#include "catalog_py.h"
 #include "piece_stream.h"
 #include "status_exception.h"
-#include "translator.h"
+#include "translator_py.h"
 
 namespace py = pybind11;
 using edgemt_python::Model;

@@ -1,4 +1,4 @@
-#include "translator.h"
+#include "translator_py.h"
 
 #include <pybind11/pybind11.h>
 

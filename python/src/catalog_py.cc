@@ -1,4 +1,4 @@
-#include "catalog.h"
+#include "catalog_py.h"
 
 #include <pybind11/stl.h>
 

@@ -8,7 +8,7 @@
 #   == arm64 ==   build-arm64/  aarch64 cross build, tests under qemu-aarch64 (a Cortex-A76, and -cpu max), without `slow`
 #   == armhf ==   build-armhf/  armhf cross build, tests under qemu-arm, without `slow`
 #   == fuzz ==    build-fuzz/   libFuzzer on the model loader, packed cache and text layouts (tests/fuzz/run.sh)
-#   == tsan ==    build-tsan/   ThreadSanitizer on the unit suite and the C API test (tests/tsan/run.sh)
+#   == tsan ==    build-tsan/   ThreadSanitizer on the unit suite, the C API test and the serve batcher (tests/tsan/run.sh)
 #   == x86-cpus == build/       native's programs under qemu-x86_64's Haswell (AVX2) and Nehalem (SSE4.2):
 #                               the unit suite and the Multi30k e2e checks (tests/x86_cpus/run.sh; after native)
 #   == wasm ==    build-wasm/   WebAssembly (Emscripten): the JavaScript API in Node.js, the dev set in

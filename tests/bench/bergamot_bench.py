@@ -15,8 +15,9 @@ build/bench-cache/bergamot/. Bergamot runs the shipped model.ende.intgemm.alphas
 gemm-precision int8shiftAlphaAll and the shortlist; EdgeMT the .edgemt converted from that folder with no
 flag (int8, the intgemm8 weights bit for bit, the shortlist on). 1 thread everywhere (the wasm builds are
 single-threaded; native at 1 thread). One sentence at a time (b1), and batched: Bergamot as Firefox batches
-(one call with every sentence, mini-batch-words 1024, sorted by length inside), EdgeMT batches of 16 (in
-Node.js one translateBatch call with every sentence, which sorts them by length; edgemt-bench in input order).
+(one call with every sentence, mini-batch-words 1024, sorted by length inside), EdgeMT batches of 16 sorted
+by length, as its text layer makes them (in Node.js one translateBatch call with every sentence;
+edgemt-bench --sort-by-length).
 
 Tokens/s = output tokens (no </s>) / the translating calls' time, after 10 sentences of warm-up in every
 engine. Bergamot's output tokens come from an untimed ids pass of the same wasm (--ids-out); the lines
@@ -24,6 +25,15 @@ whose text differs from the timed run's are counted (batched, the ids pass's sho
 Load: Bergamot's instantiate + TranslationModel and its first translation (which builds its graph) apart;
 EdgeMT's Translator.load (module, model, packing) and edgemt-bench's Model::Load + Translator::Create.
 Configurations alternate round by round (each under the CPU lock); medians of the rounds.
+
+Bergamot native (--bergamot-native BIN, for the benchmark only): a driver of bergamot-translator's
+BlockingService built from its sources beside the project (never committed; BIN takes a config file with
+Firefox's worker settings, --one-by-one and --warmup N, translates stdin's lines and prints a timing JSON
+line on stderr). Its int8 is intgemm's for this CPU, so its output can differ from the wasm's: its tokens
+are the driver's count of target pieces, less the </s> it emitted (on the lines where its output is the
+wasm's, the wasm's ids pass counts the same). Each engine's tokens/s counts its own output: random weights
+decode differently in every engine (batched, Bergamot's shortlist is the union of a whole batch's), so the
+output tokens of each row are printed beside its speed.
 """
 import argparse
 import gzip
@@ -57,6 +67,26 @@ WARMUP = 10
 CONFIGS = (("bergamot", "node", "b1"), ("edgemt", "node", "b1"), ("bergamot", "node", "batched"),
            ("edgemt", "node", "b16"), ("edgemt", "native", "b1"), ("edgemt", "native", "b16"))
 CHROMIUM_CONFIGS = (("bergamot", "chromium", "b1"), ("edgemt", "chromium", "b1"))
+NATIVE_BERGAMOT_CONFIGS = (("bergamot", "native", "b1"), ("bergamot", "native", "batched"))
+# Firefox's worker settings (the kit's bergamot_translate.mjs), for the native driver.
+NATIVE_CONFIG = """models: [{model}]
+vocabs: [{vocab}, {vocab}]
+shortlist: [{shortlist}, false]
+gemm-precision: int8shiftAlphaAll
+beam-size: 1
+normalize: 1.0
+word-penalty: 0
+cpu-threads: 0
+skip-cost: true
+quiet: true
+quiet-translation: true
+max-length-break: 128
+mini-batch-words: 1024
+workspace: 128
+max-length-factor: 2.0
+ssplit-mode: sentence
+check-bytearray: false
+"""
 
 
 def model_files(preset):
@@ -104,7 +134,8 @@ def run_bergamot_node(files, batch, sources, work, reference):
     with open(timing) as f:
         t = json.load(f)
     return dict(tokens_per_s=reference[1] / (t["translate_ms"] / 1000), load_ms=t["instantiate_ms"] + t["model_ms"],
-                first_ms=t["first_ms"], peak_rss_mb=r["maxrss_kb"] / 1024, lines_unlike=lines_unlike(out, reference[0]))
+                first_ms=t["first_ms"], peak_rss_mb=r["maxrss_kb"] / 1024, lines_unlike=lines_unlike(out, reference[0]),
+                tokens=reference[1])
 
 
 def run_bergamot_chromium(files, sources, limit, work, reference):
@@ -115,7 +146,24 @@ def run_bergamot_chromium(files, sources, limit, work, reference):
                    "--outputs", out], timed=True)
     t = json.loads(r["out"].strip().split("\n")[-1])
     return dict(tokens_per_s=reference[1] / (t["translateMs"] / 1000), load_ms=t["instantiateMs"] + t["modelMs"],
-                first_ms=t["firstMs"], lines_unlike=lines_unlike(out, reference[0]))
+                first_ms=t["firstMs"], lines_unlike=lines_unlike(out, reference[0]), tokens=reference[1])
+
+
+def run_bergamot_native(binary, files, batch, sources, work, reference):
+    f = files["folder"]
+    config = os.path.join(work, "bergamot-native.yml")
+    with open(config, "w") as out:
+        out.write(NATIVE_CONFIG.format(model=os.path.join(f, files["model"]), vocab=os.path.join(f, files["vocab"]),
+                                       shortlist=os.path.join(f, files["shortlist"])))
+    out = os.path.join(work, "bn.out")
+    # 1 thread: Marian's float products go through OpenBLAS, which would start one per core.
+    r = run_child([binary, config, "--warmup", str(WARMUP)] + (["--one-by-one"] if batch == "b1" else []),
+                  stdin=sources, stdout_path=out, timed=True, env=dict(os.environ, OPENBLAS_NUM_THREADS="1"),
+                  env_note="OPENBLAS_NUM_THREADS=1")
+    t = json.loads(r["err"].strip().split("\n")[-1])
+    tokens = t["output_tokens_incl_eos"] - t["eos"]
+    return dict(tokens_per_s=tokens / (t["translate_ms"] / 1000), load_ms=t["model_ms"], first_ms=t["first_ms"],
+                peak_rss_mb=r["maxrss_kb"] / 1024, lines_unlike=lines_unlike(out, reference[0]), tokens=tokens)
 
 
 def lines_unlike(path, expected):
@@ -139,13 +187,15 @@ def run_edgemt_node(files, batch, sources, limit, work):
     with open(timing) as f:
         t = json.load(f)
     return dict(tokens_per_s=t["output_tokens"] / (t["translate_ms"] / 1000), load_ms=t["load_ms"],
-                peak_rss_mb=r["maxrss_kb"] / 1024)
+                peak_rss_mb=r["maxrss_kb"] / 1024, tokens=t["output_tokens"])
 
 
 def run_edgemt_native(files, batch, sources, limit):
     j = edgemt_bench.run(edgemt_bench.command(files["edgemt"], sources, threads=1, batch=batch, repeat=1,
-                                              limit=limit), timed=True)
-    return dict(tokens_per_s=j["tokens_per_s"], load_ms=j["load_ms"], peak_rss_mb=j["child_peak_rss_kb"] / 1024)
+                                              limit=limit, extra=("--sort-by-length",) if batch > 1 else ()),
+                         timed=True)
+    return dict(tokens_per_s=j["tokens_per_s"], load_ms=j["load_ms"], peak_rss_mb=j["child_peak_rss_kb"] / 1024,
+                tokens=j["output_tokens"])
 
 
 def run_edgemt_chromium(files, sources, limit, work):
@@ -155,7 +205,8 @@ def run_edgemt_chromium(files, sources, limit, work):
                "--screenshot", os.path.join(work, "page.png")], timed=True)
     with open(summary) as f:
         s = json.load(f)
-    return dict(tokens_per_s=s["bench"]["tokens"] / (s["bench"]["ms"] / 1000), load_ms=s["loadMs"])
+    return dict(tokens_per_s=s["bench"]["tokens"] / (s["bench"]["ms"] / 1000), load_ms=s["loadMs"],
+                tokens=s["bench"]["tokens"])
 
 
 def sizes(files):
@@ -172,7 +223,7 @@ def label(config):
     return " ".join(config)
 
 
-def measure(preset, configs, rounds, limit, work):
+def measure(preset, configs, rounds, limit, work, bergamot_native=None):
     files = model_files(preset)
     sources = os.path.join(work, "dev.en")
     with open(paths.DEV_EN, encoding="utf-8") as f, open(sources, "w", encoding="utf-8") as out:
@@ -186,6 +237,8 @@ def measure(preset, configs, rounds, limit, work):
             size = 1 if batch == "b1" else EDGEMT_BATCH
             if engine == "bergamot" and where == "node":
                 r = run_bergamot_node(files, batch, sources, work, references[batch])
+            elif engine == "bergamot" and where == "native":
+                r = run_bergamot_native(bergamot_native, files, batch, sources, work, references[batch])
             elif engine == "bergamot":
                 r = run_bergamot_chromium(files, sources, limit, work, references[batch])
             elif where == "node":
@@ -209,17 +262,21 @@ def main():
     p.add_argument("--limit", type=int, default=200, help="dev sentences per run (default 200)")
     p.add_argument("--presets", default=",".join(PRESETS))
     p.add_argument("--no-chromium", action="store_true", help="leave out the headless Chromium pages (tiny)")
+    p.add_argument("--bergamot-native", metavar="BIN", help="Bergamot's native driver, built beside the project "
+                   "(see above); without it, no native Bergamot rows")
     p.add_argument("--json", default=os.path.join(paths.CACHE, "bergamot.json"))
     p.add_argument("--md", default=None)
     args = p.parse_args()
     paths.require(paths.BENCH, os.path.join(PACKAGE, "edgemt.wasm"), BERGAMOT, paths.DEV_EN)
     versions = {name: run_child([name, "--version"], record=False)["out"].strip() for name in ("node", "chromium")}
-    meta = machine.start_meta(rounds=args.rounds, limit=args.limit, edgemt_batch=EDGEMT_BATCH, **versions)
+    meta = machine.start_meta(rounds=args.rounds, limit=args.limit, edgemt_batch=EDGEMT_BATCH,
+                              bergamot_native=bool(args.bergamot_native), **versions)
     presets = {}
     with tempfile.TemporaryDirectory(prefix="edgemt-bergamot-bench-") as work:
         for preset in args.presets.split(","):
             configs = CONFIGS + (CHROMIUM_CONFIGS if preset == "firefox-tiny" and not args.no_chromium else ())
-            presets[preset] = measure(preset, configs, args.rounds, args.limit, work)
+            configs += NATIVE_BERGAMOT_CONFIGS if args.bergamot_native else ()
+            presets[preset] = measure(preset, configs, args.rounds, args.limit, work, args.bergamot_native)
     machine.finish_meta(meta, COMMANDS)
     data = dict(meta=meta, presets=presets)
     publish(section(data), data, args.json, args.md)
@@ -237,6 +294,13 @@ def section(data):
              "conversion of the same folder. The first %d dev sentences, 1 thread, %d rounds alternating, medians; "
              "batched: Bergamot's own batching (one call, mini-batch-words 1024), EdgeMT batches of %d. Node.js %s, "
              "%s." % (meta["limit"], meta["rounds"], meta["edgemt_batch"], meta["node"], meta["chromium"]))
+    if meta.get("bergamot_native"):
+        out.text("Bergamot native: bergamot-translator 4917c11 with marian-dev e88c1aa5 and intgemm be30535 (the "
+                 "sources of the npm build), built beside the project with -march=native (intgemm's AVX-512 VNNI "
+                 "kernels; Debian's OpenBLAS at 1 thread for the float products; tests/bench/README.md), its "
+                 "BlockingService driven as the kit's Node.js driver drives the wasm. Each engine's tokens/s counts "
+                 "its own output (random weights decode differently in each; batched, Bergamot's shortlist is the "
+                 "union of a whole batch's, and its outputs run longer): the output tokens stand beside.")
     for preset, p in data["presets"].items():
         r = p["results"]
         rows = []
@@ -244,14 +308,21 @@ def section(data):
             engine, where, batch = name.split()
             peer = r.get("bergamot %s %s" % ("chromium" if where == "chromium" else "node",
                                              "b1" if batch == "b1" else "batched"))
-            rows.append([engine, where, batch, "%.0f" % v["tokens_per_s"],
+            native_peer = r.get("bergamot native %s" % ("b1" if batch == "b1" else "batched"))
+            rows.append([engine, where, batch, "%.0f" % v["tokens_per_s"], "%d" % v["tokens"],
                          "%.2fx" % (v["tokens_per_s"] / peer["tokens_per_s"]) if peer else "",
+                         "%.2fx" % (v["tokens_per_s"] / native_peer["tokens_per_s"]) if native_peer else "",
                          "%.0f ms" % v["load_ms"], "%.0f ms" % v["first_ms"] if "first_ms" in v else "",
                          "%.0f MB" % v["peak_rss_mb"] if "peak_rss_mb" in v else ""])
         unlike = {name: v["lines_unlike"] for name, v in r.items() if "lines_unlike" in v}
         out.heading(preset)
-        out.table(["engine", "in", "batch", "tokens/s", "of Bergamot's", "load", "first translation",
-                   "peak RSS"], rows)
+        head = ["engine", "in", "batch", "tokens/s", "output tokens", "of Bergamot's (wasm)", "of Bergamot's native",
+                "load", "first translation", "peak RSS"]
+        if not any("bergamot native" in name for name in r):
+            head.pop(6)
+            for row in rows:
+                row.pop(6)
+        out.table(head, rows)
         s = p["sizes"]
         out.text("Files: Bergamot's model, vocabulary and shortlist as Firefox ships them (gzip'd) %.1f MB; "
                  "EdgeMT's one file %.1f MB (gzip -9: %.1f MB)." % (s["bergamot_gz"] / 1e6, s["edgemt"] / 1e6,

@@ -1,6 +1,6 @@
 // The native module `edgemt._edgemt`: the classes the package `edgemt`
 // (python/edgemt/__init__.py) builds its API on. Only bindings here; the
-// work is in translator.cc and piece_stream.cc.
+// work is in translator_py.cc, catalog_py.cc and piece_stream.cc.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 

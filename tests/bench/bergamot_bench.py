@@ -303,26 +303,23 @@ def section(data):
                  "union of a whole batch's, and its outputs run longer): the output tokens stand beside.")
     for preset, p in data["presets"].items():
         r = p["results"]
+        native = any("bergamot native" in name for name in r)
         rows = []
         for name, v in r.items():
             engine, where, batch = name.split()
             peer = r.get("bergamot %s %s" % ("chromium" if where == "chromium" else "node",
                                              "b1" if batch == "b1" else "batched"))
             native_peer = r.get("bergamot native %s" % ("b1" if batch == "b1" else "batched"))
-            rows.append([engine, where, batch, "%.0f" % v["tokens_per_s"], "%d" % v["tokens"],
-                         "%.2fx" % (v["tokens_per_s"] / peer["tokens_per_s"]) if peer else "",
-                         "%.2fx" % (v["tokens_per_s"] / native_peer["tokens_per_s"]) if native_peer else "",
+            ratios = ["%.2fx" % (v["tokens_per_s"] / peer["tokens_per_s"]) if peer else ""]
+            if native:
+                ratios.append("%.2fx" % (v["tokens_per_s"] / native_peer["tokens_per_s"]))
+            rows.append([engine, where, batch, "%.0f" % v["tokens_per_s"], "%d" % v["tokens"], *ratios,
                          "%.0f ms" % v["load_ms"], "%.0f ms" % v["first_ms"] if "first_ms" in v else "",
                          "%.0f MB" % v["peak_rss_mb"] if "peak_rss_mb" in v else ""])
         unlike = {name: v["lines_unlike"] for name, v in r.items() if "lines_unlike" in v}
         out.heading(preset)
-        head = ["engine", "in", "batch", "tokens/s", "output tokens", "of Bergamot's (wasm)", "of Bergamot's native",
-                "load", "first translation", "peak RSS"]
-        if not any("bergamot native" in name for name in r):
-            head.pop(6)
-            for row in rows:
-                row.pop(6)
-        out.table(head, rows)
+        out.table(["engine", "in", "batch", "tokens/s", "output tokens", "of Bergamot's (wasm)"] +
+                  (["of Bergamot's native"] if native else []) + ["load", "first translation", "peak RSS"], rows)
         s = p["sizes"]
         out.text("Files: Bergamot's model, vocabulary and shortlist as Firefox ships them (gzip'd) %.1f MB; "
                  "EdgeMT's one file %.1f MB (gzip -9: %.1f MB)." % (s["bergamot_gz"] / 1e6, s["edgemt"] / 1e6,

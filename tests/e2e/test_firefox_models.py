@@ -90,7 +90,7 @@ class FirefoxModelsAgainstBergamot(unittest.TestCase):
                  os.path.join(KIT, "vocab", "vocab.ende.spm"), "32000", vocab])
             run(["/usr/bin/python3", os.path.join(KIT, "make_shortlist.py"), "corpus", "--vocab", vocab, "--src",
                  TRAIN_EN, "--trg", TRAIN_DE, "--out", lex])
-            extra[extra.index("shortlist"):extra.index("shortlist") + 1] = ["--vocab", vocab, "--shortlist", lex]
+            extra = [a for a in extra if a != "shortlist"] + ["--vocab", vocab, "--shortlist", lex]
         run(["/usr/bin/python3", os.path.join(KIT, "export_marian.py"), "random", "--preset", preset,
              "--eos-rate", "0.05", "--no-alphas", "--out-dir", folder, *extra])
         model = os.path.join(folder, "model.ende.bin")

@@ -48,13 +48,12 @@ def allowed(shortlist, source_ids, eos_id, target_size=None):
             parts.append(np.asarray(shortlist.candidates[offsets[i]:offsets[i + 1]], dtype=np.int64))
     ids = np.unique(np.concatenate(parts))
     if shortlist.pad_multiple > 1:
-        present, extra = set(ids.tolist()), []
+        present = set(ids.tolist())
         next_id, end = shortlist.pad_from, target_size if target_size is not None else np.iinfo(np.int32).max
-        while (len(present) + len(extra) + shortlist.pad_uncounted) % shortlist.pad_multiple and next_id < end:
-            if next_id not in present:
-                extra.append(next_id)
+        while (len(present) + shortlist.pad_uncounted) % shortlist.pad_multiple and next_id < end:
+            present.add(next_id)
             next_id += 1
-        ids = np.union1d(ids, np.array(extra, dtype=np.int64))
+        ids = np.array(sorted(present), dtype=np.int64)
     return ids
 
 

@@ -37,6 +37,7 @@ LinearOp& LinearOp::operator=(LinearOp&& other) noexcept {
     reshaped_threads_ = other.reshaped_threads_;
     product_rows_ = std::exchange(other.product_rows_, 0);
     product_threads_ = other.product_threads_;
+    relaxed_ = std::move(other.relaxed_);
     parts_ = std::move(other.parts_);
     name_ = other.name_;
     fuse_relu_ = other.fuse_relu_;
@@ -171,6 +172,11 @@ Status LinearOp::Pack(PackedWeights* store) {
     if (part.weight.cols != in_features_)
       return Status(StatusCode::kInvalidModel, std::string(name_) + ": fused layers differ in input width");
   }
+  if (relaxed_.packed())
+    return Status(StatusCode::kInternal, std::string(name_) + ": packed twice");
+  const RelaxedSimdKernels* relaxed = ActiveRelaxedSimdKernels();
+  if (kind_ == WeightType::kInt8 && relaxed != nullptr && RelaxedSimdProduct::Supports(in_features_, out_features_))
+    return PackRelaxedSimd(*relaxed);
   const uint64_t layer = store != nullptr ? store->LayerId(parts_, kind_) : 0;
   const LinearView& first = parts_.front();
   xnn_status status = xnn_status_uninitialized;
@@ -210,6 +216,18 @@ Status LinearOp::Pack(PackedWeights* store) {
     return Status(StatusCode::kInternal,
                   std::string(name_) + ": XNNPACK refused the layer (status " + std::to_string(status) + ")");
   return Status::Ok();
+}
+
+Status LinearOp::PackRelaxedSimd(const RelaxedSimdKernels& kernels) {
+  // Its own copy, in the kernels' tiles: a PackedWeights store holds XNNPACK's layout.
+  const LinearView& first = parts_.front();
+  if (parts_.size() == 1)
+    return relaxed_.Pack(first.weight.i8(), first.weight.scales, first.bias, in_features_, out_features_, fuse_relu_,
+                         kernels, name_);
+  StackedWeights stacked;
+  EDGEMT_RETURN_IF_ERROR(Stack(parts_, kind_, in_features_, name_, &stacked));
+  return relaxed_.Pack(stacked.i8.data(), stacked.scales.data(), stacked.bias.empty() ? nullptr : stacked.bias.data(),
+                       in_features_, out_features_, fuse_relu_, kernels, name_);
 }
 
 namespace {
@@ -361,6 +379,12 @@ xnn_status LinearOp::RunInt8Product(size_t rows, float* out, const LinearScratch
 Status LinearOp::Run(const float* in, size_t rows, float* out, const LinearScratch& scratch, pthreadpool_t pool,
                      TranslationProfile* profile) const {
   if (rows == 0) return Status::Ok();
+  if (relaxed_.packed()) {
+    // One thread: the kernels run only in the single-threaded WebAssembly build.
+    ScopedTimer timer(profile, TimeCategory::kXnnpack);
+    relaxed_.Run(in, rows, out, OutputStride(), reinterpret_cast<uint8_t*>(scratch.input));
+    return Status::Ok();
+  }
   pthreadpool_t threads = RunsInParallel(rows) ? pool : nullptr;
   ScopedTimer timer(profile, TimeCategory::kXnnpack);
   if (profile != nullptr && threads != nullptr) ++profile->parallel_products;

@@ -24,6 +24,7 @@
 #include "base/fixed_array.h"
 #include "model_file/model_weights.h"
 #include "ops/quantization_params.h"
+#include "ops/relaxed_simd_product.h"
 #include "packing/packed_weights.h"
 
 namespace edgemt {
@@ -94,6 +95,8 @@ class LinearOp {
   // The pool the input's int8 conversion runs on: `threads` from
   // kMinParallelQuantizedInputs floats up, else none.
   pthreadpool_t QuantizeThreads(size_t rows, pthreadpool_t threads) const;
+  // Packs for the relaxed SIMD kernels instead of XNNPACK.
+  Status PackRelaxedSimd(const RelaxedSimdKernels& kernels);
   // Creates op_ from these weights (XNNPACK reads them only to pack): float
   // or int8 elements with `scales` (int8), or int4 nibbles with `block_scales`.
   xnn_status Create(const void* weight, const float* scales, const uint16_t* block_scales, const float* bias,
@@ -110,6 +113,7 @@ class LinearOp {
   mutable pthreadpool_t reshaped_threads_ = nullptr;
   mutable size_t product_rows_ = 0;       // op_'s rows (int8 on WebAssembly: may differ)
   mutable pthreadpool_t product_threads_ = nullptr;
+  RelaxedSimdProduct relaxed_;  // packed: int8 runs on it, not op_
   LinearParts parts_;
   const char* name_ = "";
   bool fuse_relu_ = false;

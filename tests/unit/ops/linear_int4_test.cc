@@ -19,10 +19,12 @@
 #include "edgemt/translator.h"
 #include "model_file/model_weights.h"
 #include "ops/linear.h"
+#include "linear_views.h"
 #include "test_model.h"
 
 using namespace edgemt;
 using edgemt::testing::BuildTestModelFile;
+using edgemt::testing::Int8View;
 using edgemt::testing::LoadTestModel;
 using edgemt::testing::TestModelSpec;
 
@@ -71,19 +73,6 @@ struct Int4Weight {
     return q[static_cast<size_t>(r) * cols + c] * static_cast<double>(FromBfloat16(scales[r * (cols / block) + c / block]));
   }
 };
-
-// An int8 weight [rows, cols] over caller-owned arrays.
-LinearView Int8View(int rows, int cols, const std::vector<int8_t>& q, const std::vector<float>& scales,
-                    const std::vector<float>& bias) {
-  LinearView view;
-  view.weight.type = WeightType::kInt8;
-  view.weight.rows = rows;
-  view.weight.cols = cols;
-  view.weight.data = q.data();
-  view.weight.scales = scales.data();
-  view.bias = bias.data();
-  return view;
-}
 
 // docs/int8.md's per-row input quantization, in float32 as written there.
 struct QuantizedRow {

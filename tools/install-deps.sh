@@ -42,8 +42,9 @@ for group in "${groups[@]}"; do
       # tests/tools/kernel_sources_test.sh signs its own test archive.
       gnupg
       # The WebAssembly build (toolchains/wasm32-emscripten.cmake) and its
-      # tests in Node.js and headless Chromium.
-      emscripten nodejs chromium) ;;
+      # tests in Node.js and headless Chromium; wabt assembles its relaxed
+      # SIMD kernels.
+      emscripten wabt nodejs chromium) ;;
     *) echo "usage: $0 [build] [convert] [test]" >&2; exit 2 ;;
   esac
 done

@@ -7,6 +7,8 @@ const params = new URLSearchParams(location.search);
 const packageUrl = new URL(params.get('package') ?? './edgemt/', location.href);
 // ?threads=N: the translator's threads (the threaded build only; default: worker.mjs decides).
 const threads = params.has('threads') ? Number(params.get('threads')) : undefined;
+// ?relaxedSimd=0: XNNPACK's SIMD128 int8 kernels even where the browser runs relaxed SIMD.
+const relaxedSimd = params.get('relaxedSimd') !== '0';
 if (!packageUrl.pathname.endsWith('/')) packageUrl.pathname += '/';
 
 const status = document.getElementById('status');
@@ -117,7 +119,7 @@ async function loadModel(bytes, name) {
   showStatus(`Loading ${name}…`);
   try {
     const buffer = await bytes;
-    const info = await call({ type: 'load', packageUrl: packageUrl.href, model: buffer, threads }, [buffer]);
+    const info = await call({ type: 'load', packageUrl: packageUrl.href, model: buffer, threads, relaxedSimd }, [buffer]);
     modelLoaded = true;
     modelSummary = describe(info, name);
     showStatus(modelSummary);

@@ -14,7 +14,7 @@ function threadsFor(asked) {
   return edgemt.threaded && self.crossOriginIsolated ? Math.min(navigator.hardwareConcurrency || 1, 4) : 1;
 }
 
-async function load({ packageUrl, model, threads }) {
+async function load({ packageUrl, model, threads, relaxedSimd }) {
   if (edgemt == null) {
     const url = new URL('edgemt.mjs', packageUrl).href;
     try {
@@ -28,9 +28,9 @@ async function load({ packageUrl, model, threads }) {
   translator?.free();
   translator = null;
   const start = performance.now();
-  translator = await edgemt.Translator.load(model, { maxBatchSize: 16, threads: threadsFor(threads) });
+  translator = await edgemt.Translator.load(model, { maxBatchSize: 16, threads: threadsFor(threads), relaxedSimd });
   const loadMs = performance.now() - start;
-  return { ...translator.info, loadMs };
+  return { ...translator.info, loadMs, kernels: edgemt.kernels() };
 }
 
 // Times translating lines `batch` at a time (the calls alone): {ms, tokens};

@@ -6,6 +6,10 @@ export class EdgeMTError extends Error {}
 /** Where the WebAssembly module comes from (default: edgemt.wasm beside edgemt.mjs). */
 export interface RuntimeOptions {
   wasm?: ArrayBuffer | ArrayBufferView | URL | string;
+  /** edgemt-relaxed-simd.wasm, the int8 kernels for engines with relaxed SIMD (default: beside edgemt.mjs). */
+  kernels?: ArrayBuffer | ArrayBufferView | URL | string;
+  /** false: XNNPACK's SIMD128 int8 kernels even where the engine runs relaxed SIMD (default true). */
+  relaxedSimd?: boolean;
 }
 
 export interface TranslatorOptions extends RuntimeOptions {
@@ -100,6 +104,9 @@ export const threaded: boolean;
 
 /** Loads the WebAssembly runtime once; Translator.load calls it. */
 export function loadRuntime(options?: RuntimeOptions): Promise<unknown>;
+
+/** The int8 kernels the loaded runtime runs (null before loadRuntime). */
+export function kernels(): 'relaxed-simd' | 'simd128' | null;
 
 export class Translator {
   /** Loads a model: the .edgemt file's bytes, a URL, or (Node.js) a path. */

@@ -35,9 +35,41 @@ async function readBytes(source) {
   throw new EdgeMTError('a model or module is an ArrayBuffer, a typed array, a URL or a path');
 }
 
+let kernelsInUse = null;
+
+/**
+ * Gives the runtime the relaxed SIMD int8 kernels (edgemt-relaxed-simd.wasm,
+ * a module of their own: an engine without relaxed SIMD refuses any module
+ * holding one of its instructions) when this engine validates them; the
+ * runtime packs every int8 layer for them from then on. Returns the kernels
+ * the runtime uses.
+ */
+async function useRelaxedSimd(module, options) {
+  const bytes = await readBytes(options.kernels ?? new URL('./edgemt-relaxed-simd.wasm', import.meta.url));
+  if (!WebAssembly.validate(bytes)) return 'simd128';
+  // The runtime's memory and table, found by kind: Emscripten shortens their export names.
+  const exported = Object.values(module.asm);
+  const memory = exported.find((value) => value instanceof WebAssembly.Memory);
+  const table = exported.find((value) => value instanceof WebAssembly.Table);
+  const { instance } = await WebAssembly.instantiate(bytes, { env: { memory } });
+  // Into the runtime's table, where its function pointers call them as its own functions.
+  const first = table.grow(2);
+  table.set(first, instance.exports.rows4);
+  table.set(first + 1, instance.exports.row1);
+  module._edgemt_use_relaxed_simd(first, first + 1);
+  return 'relaxed-simd';
+}
+
+/** The int8 kernels the loaded runtime runs: 'relaxed-simd' or 'simd128' (null before loadRuntime). */
+export function kernels() {
+  return kernelsInUse;
+}
+
 /**
  * Loads the WebAssembly runtime (once; later calls return the same promise).
  * options.wasm: the edgemt.wasm bytes or where to get them (default: beside this file).
+ * options.kernels: the same for edgemt-relaxed-simd.wasm; options.relaxedSimd: false
+ * keeps XNNPACK's SIMD128 int8 kernels even where the engine runs relaxed SIMD.
  */
 export function loadRuntime(options = {}) {
   if (modulePromise == null) {
@@ -55,7 +87,9 @@ export function loadRuntime(options = {}) {
       // Node.js has as a global only from version 19.
       if (isNode && globalThis.crypto === undefined) globalThis.crypto = (await import('node:crypto')).webcrypto;
       const wasmBinary = await readBytes(options.wasm ?? new URL('./edgemt.wasm', import.meta.url));
-      return createEdgeMTModule({ wasmBinary, print: () => {}, printErr: () => {} });
+      const module = await createEdgeMTModule({ wasmBinary, print: () => {}, printErr: () => {} });
+      kernelsInUse = threaded || options.relaxedSimd === false ? 'simd128' : await useRelaxedSimd(module, options);
+      return module;
     })();
     modulePromise.catch(() => { modulePromise = null; });
   }

@@ -15,7 +15,10 @@
 //
 //   node web/tests/browser_test.mjs --package build-wasm/web/package --page-dir examples/web
 //        --model FILE --sources FILE --expected FILE [--count 50] --screenshot OUT.png
-//        [--json OUT.json] [--outputs OUT.txt] [--threads N]
+//        [--json OUT.json] [--outputs OUT.txt] [--threads N] [--no-relaxed-simd]
+//
+// --no-relaxed-simd loads the page with ?relaxedSimd=0 (XNNPACK's SIMD128
+// int8 kernels); the summary's kernels says which the page ran.
 //
 // With --bench N instead of --expected (tests/bench/wasm_bench.py): the page
 // loads the model and translates the first N sources one at a time (or
@@ -113,10 +116,12 @@ const jsonPath = argument('--json', '');
 const outputsPath = argument('--outputs', '');
 const benchBatch = Number(argument('--bench-batch', '1'));
 const threads = Number(argument('--threads', '0'));  // 0: the build's default (the single-threaded build)
+const relaxedSimd = !process.argv.includes('--no-relaxed-simd');
 
 // The page's query for the model: ?threads= only when asked (--threads, or pageThreads).
 function modelQuery(pageThreads = threads) {
-  const query = { model: `/models/${basename(model)}`, package: '/edgemt/', text: sources[0] };
+  const query = { model: `/models/${basename(model)}`, package: '/edgemt/', text: sources[0],
+                  ...(relaxedSimd ? {} : { relaxedSimd: '0' }) };
   return new URLSearchParams(pageThreads ? { ...query, threads: String(pageThreads) } : query);
 }
 
@@ -136,6 +141,7 @@ async function checkTranslations(browser, server) {
   pages.push(['', page]);
   const info = await evaluate(browser, page.sessionId, 'window.edgemtPage.ready');
   summary.threads = info.threads;
+  summary.kernels = info.kernels;
   if (threads && info.threads !== threads) failures.push(`the translator has ${info.threads} threads, not ${threads}`);
   const requestsWhenLoaded = server.requests.length;
 
@@ -224,6 +230,7 @@ async function benchmark(browser, server) {
   const info = await evaluate(browser, page.sessionId, 'window.edgemtPage.ready');
   summary.loadMs = info.loadMs;
   summary.threads = info.threads;
+  summary.kernels = info.kernels;
   summary.bench = await evaluate(browser, page.sessionId,
                                  `window.edgemtPage.benchmark(${JSON.stringify(sources)}, ${benchBatch})`, STEP_MS + 1000 * count);
   summary.firstTranslationMs = await evaluate(browser, page.sessionId, 'window.edgemtPage.firstTranslationMs');

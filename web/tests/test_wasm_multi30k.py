@@ -3,8 +3,13 @@
 Node.js (web/tests/translate_lines.mjs) and headless Chromium (the example
 page, web/tests/browser_test.mjs) translate the 500 dev sentences with the
 int8 example model and a float32 conversion; each must give the native
-edgemt-translate's translation for at least 98% of them, and BLEU within 0.1.
-The threaded build's page (cross-origin isolated, 2 threads) must do the same
+edgemt-translate's translation for at least 98% of them, and BLEU within 0.1,
+on XNNPACK's SIMD128 kernels (Node.js 20 without its relaxed SIMD flag, the
+page with ?relaxedSimd=0). Chromium runs relaxed SIMD, so by default the page
+runs the relaxed SIMD int8 kernels (7-bit activations, another arithmetic
+than the native CLI's): it must give the translations Node.js gives on those
+kernels (--experimental-wasm-relaxed-simd); their quality is
+test_wasm_relaxed_simd's. The threaded build's page (cross-origin isolated, 2 threads) must do the same
 with the int8 model, and Node.js must refuse that build with a clear error.
 Run by CTest in the wasm build directory, which sets:
   EDGEMT_WEB_PACKAGE  the npm package folder (build-wasm/web/package)
@@ -54,21 +59,22 @@ class WasmMulti30k(unittest.TestCase):
     def native(self, model):
         return run([self.native_cli, "--model", model], stdin="".join(s + "\n" for s in self.sources)).stdout.split("\n")[:-1]
 
-    def check_against(self, name, outputs, native):
+    def check_against(self, name, outputs, native, reference="the native CLI"):
         self.assertEqual(len(outputs), len(native), "%s: one line per source" % name)
         identical = sum(a == b for a, b in zip(outputs, native)) / len(native)
         bleu = bleu_of_lines(outputs, os.path.join(self.work.name, name + ".de"))
         native_bleu = bleu_of_lines(native, os.path.join(self.work.name, name + ".native.de"))
-        print("%s: %.1f%% identical to the native CLI, BLEU %.2f (native %.2f)" %
-              (name, 100 * identical, bleu, native_bleu), file=sys.stderr)
+        print("%s: %.1f%% identical to %s, BLEU %.2f (%.2f)" %
+              (name, 100 * identical, reference, bleu, native_bleu), file=sys.stderr)
         self.assertGreaterEqual(identical, SHARE, name)
         self.assertLessEqual(abs(bleu - native_bleu), BLEU_GAP, name)
 
-    def node_outputs(self, model):
-        return run([NODE, os.path.join(REPO, "web", "tests", "translate_lines.mjs"), "--package", self.package,
+    def node_outputs(self, model, relaxed_simd=False):
+        return run([NODE] + (["--experimental-wasm-relaxed-simd"] if relaxed_simd else []) +
+                   [os.path.join(REPO, "web", "tests", "translate_lines.mjs"), "--package", self.package,
                     "--model", model], stdin="".join(s + "\n" for s in self.sources)).stdout.split("\n")[:-1]
 
-    def browser_outputs(self, name, model, native, threads=0):
+    def browser_outputs(self, name, model, native, threads=0, kernels="simd128"):
         """The example page in headless Chromium translates the dev set; the script itself fails on
         any console error, and writes what the page translated."""
         expected = os.path.join(self.work.name, name + ".expected.de")
@@ -81,12 +87,16 @@ class WasmMulti30k(unittest.TestCase):
              "--page-dir", os.path.join(REPO, "examples", "web"), "--model", model, "--sources", DEV_EN,
              "--expected", expected, "--count", str(len(self.sources)), "--outputs", outputs,
              "--screenshot", os.path.join(os.environ.get("EDGEMT_TEST_OUTPUT", self.work.name), name + ".png"),
-             "--json", summary] + (["--threads", str(threads)] if threads else []), capture_output=True, text=True)
+             "--json", summary] + (["--threads", str(threads)] if threads else []) +
+            # The threaded build keeps XNNPACK's kernels unasked (its workers could not call the others).
+            (["--no-relaxed-simd"] if kernels == "simd128" and not threads else []), capture_output=True, text=True)
         if result.returncode == 77:
             raise unittest.SkipTest(result.stderr.strip())
         self.assertEqual(result.returncode, 0, "browser_test.mjs failed:\n%s\n%s" % (result.stdout, result.stderr[-4000:]))
         with open(summary) as f:
-            self.assertEqual(json.load(f)["consoleErrors"], [])
+            page = json.load(f)
+        self.assertEqual(page["consoleErrors"], [])
+        self.assertEqual(page["kernels"], kernels, "the int8 kernels the page ran")
         return read_lines(outputs)
 
     def test_int8_node(self):
@@ -98,6 +108,11 @@ class WasmMulti30k(unittest.TestCase):
     def test_int8_chromium(self):
         native = self.native(EXAMPLE_INT8)
         self.check_against("int8-chromium", self.browser_outputs("int8-chromium", EXAMPLE_INT8, native), native)
+
+    def test_int8_chromium_relaxed_simd(self):
+        node = self.node_outputs(EXAMPLE_INT8, relaxed_simd=True)
+        outputs = self.browser_outputs("int8-chromium-relaxed", EXAMPLE_INT8, node, kernels="relaxed-simd")
+        self.check_against("int8-chromium-relaxed", outputs, node, "Node.js on the relaxed SIMD kernels")
 
     def test_float32_chromium(self):
         native = self.native(self.float32)

@@ -64,8 +64,12 @@ PRESETS = ("firefox-tiny", "firefox-base")
 EDGEMT_BATCH = 16
 WARMUP = 10
 # engine, where it runs, batch ("batched": Bergamot's own batching of one call with every sentence).
-CONFIGS = (("bergamot", "node", "b1"), ("edgemt", "node", "b1"), ("bergamot", "node", "batched"),
-           ("edgemt", "node", "b16"), ("edgemt", "native", "b1"), ("edgemt", "native", "b16"))
+# "node-relaxed": Node.js with --experimental-wasm-relaxed-simd, where EdgeMT runs its relaxed SIMD int8
+# kernels (Chromium runs relaxed SIMD by default); "node": without, XNNPACK's SIMD128 kernels.
+CONFIGS = (("bergamot", "node", "b1"), ("edgemt", "node", "b1"), ("edgemt", "node-relaxed", "b1"),
+           ("bergamot", "node", "batched"), ("edgemt", "node", "b16"), ("edgemt", "node-relaxed", "b16"),
+           ("edgemt", "native", "b1"), ("edgemt", "native", "b16"))
+RELAXED_SIMD_FLAG = "--experimental-wasm-relaxed-simd"
 CHROMIUM_CONFIGS = (("bergamot", "chromium", "b1"), ("edgemt", "chromium", "b1"))
 NATIVE_BERGAMOT_CONFIGS = (("bergamot", "native", "b1"), ("bergamot", "native", "batched"))
 # Firefox's worker settings (the kit's bergamot_translate.mjs), for the native driver.
@@ -177,15 +181,19 @@ def lines_unlike(path, expected):
     return sum(a != b for a, b in zip(ours, theirs))
 
 
-def run_edgemt_node(files, batch, sources, limit, work):
+def run_edgemt_node(files, batch, sources, limit, work, relaxed):
     """Batched: every source in one call, which sorts them by length and translates batches of `batch`."""
     timing = os.path.join(work, "e.json")
-    r = run_child(["node", os.path.join(WEB_TESTS, "translate_lines.mjs"), "--package", PACKAGE, "--model",
+    r = run_child(["node"] + ([RELAXED_SIMD_FLAG] if relaxed else []) +
+                  [os.path.join(WEB_TESTS, "translate_lines.mjs"), "--package", PACKAGE, "--model",
                    files["edgemt"], "--batch", str(batch), "--per-call", str(limit if batch > 1 else 1),
                    "--timing", timing], stdin=sources,
                   stdout_path=os.path.join(work, "e.out"), timed=True)
     with open(timing) as f:
         t = json.load(f)
+    expected = "relaxed-simd" if relaxed else "simd128"
+    if t["kernels"] != expected:
+        raise SystemExit("EdgeMT in Node.js ran %s kernels, not %s" % (t["kernels"], expected))
     return dict(tokens_per_s=t["output_tokens"] / (t["translate_ms"] / 1000), load_ms=t["load_ms"],
                 peak_rss_mb=r["maxrss_kb"] / 1024, tokens=t["output_tokens"])
 
@@ -205,6 +213,8 @@ def run_edgemt_chromium(files, sources, limit, work):
                "--screenshot", os.path.join(work, "page.png")], timed=True)
     with open(summary) as f:
         s = json.load(f)
+    if s["kernels"] != "relaxed-simd":  # Chromium runs relaxed SIMD by default
+        raise SystemExit("EdgeMT in Chromium ran %s kernels, not relaxed-simd" % s["kernels"])
     return dict(tokens_per_s=s["bench"]["tokens"] / (s["bench"]["ms"] / 1000), load_ms=s["loadMs"],
                 tokens=s["bench"]["tokens"])
 
@@ -241,8 +251,8 @@ def measure(preset, configs, rounds, limit, work, bergamot_native=None):
                 r = run_bergamot_native(bergamot_native, files, batch, sources, work, references[batch])
             elif engine == "bergamot":
                 r = run_bergamot_chromium(files, sources, limit, work, references[batch])
-            elif where == "node":
-                r = run_edgemt_node(files, size, sources, limit, work)
+            elif where.startswith("node"):
+                r = run_edgemt_node(files, size, sources, limit, work, relaxed=where == "node-relaxed")
             elif where == "native":
                 r = run_edgemt_native(files, size, sources, limit)
             else:

@@ -166,14 +166,13 @@ xnn_status LinearOp::Create(const void* weight, const float* scales, const uint1
 }
 
 Status LinearOp::Pack(PackedWeights* store) {
-  if (op_ != nullptr) return Status(StatusCode::kInternal, std::string(name_) + ": packed twice");
+  if (op_ != nullptr || relaxed_.packed())
+    return Status(StatusCode::kInternal, std::string(name_) + ": packed twice");
   if (parts_.empty()) return Status(StatusCode::kInternal, std::string(name_) + ": not configured");
   for (const LinearView& part : parts_) {
     if (part.weight.cols != in_features_)
       return Status(StatusCode::kInvalidModel, std::string(name_) + ": fused layers differ in input width");
   }
-  if (relaxed_.packed())
-    return Status(StatusCode::kInternal, std::string(name_) + ": packed twice");
   const RelaxedSimdKernels* relaxed = ActiveRelaxedSimdKernels();
   if (kind_ == WeightType::kInt8 && relaxed != nullptr && RelaxedSimdProduct::Supports(in_features_, out_features_))
     return PackRelaxedSimd(*relaxed);

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cmath>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "model_file/model_weights.h"
@@ -158,7 +159,9 @@ TEST_CASE("RelaxedSimdProduct packs tiles of 8 columns, 4 inputs a column, zero 
 
 TEST_CASE("an int8 Linear on the relaxed SIMD kernels computes the 7-bit formula, 1 to 9 rows") {
   UsingReferenceKernels kernels;
-  for (const auto& [in, out] : {std::pair<int, int>{16, 8}, {36, 13}, {64, 40}, {256, 29}}) {
+  for (const std::pair<int, int>& shape : {std::pair<int, int>{16, 8}, {36, 13}, {64, 40}, {256, 29}}) {
+    // Not a structured binding: clang 14 cannot capture one in INFO's lambda.
+    const int in = shape.first, out = shape.second;
     const Int8Weight w(out, in, static_cast<uint32_t>(in + out));
     LinearOp op;
     op.Configure(w.View(), /*fuse_relu=*/false, "test");

@@ -27,7 +27,11 @@ void SetRelaxedSimdKernels(const RelaxedSimdKernels* kernels) {
 const RelaxedSimdKernels* ActiveRelaxedSimdKernels() { return active_kernels.load(std::memory_order_acquire); }
 
 bool RelaxedSimdProduct::Supports(int in_features, int out_features) {
-  return in_features > 0 && in_features % kRelaxedSimdInputBlock == 0 && out_features >= kRelaxedSimdTileColumns;
+  // Up to 2^16 inputs the int32 sums (at most 2^16 * 128 * 127) and the
+  // zero point's correction cannot overflow.
+  constexpr int kMostInputs = 1 << 16;
+  return in_features > 0 && in_features <= kMostInputs && in_features % kRelaxedSimdInputBlock == 0 &&
+         out_features >= kRelaxedSimdTileColumns;
 }
 
 Status RelaxedSimdProduct::Pack(const int8_t* weights, const float* scales, const float* bias, int in_features,
@@ -106,8 +110,10 @@ float QuantizeRowTo7Bits(const float* in, size_t width, uint8_t* out, int32_t* z
   // A row of zeros (or of one value, zero among them) quantizes to its point.
   const float scale = range > 0.0f && std::isfinite(range) ? range / static_cast<float>(kMost7Bit) : 1.0f;
   const float inverse = 1.0f / scale;
-  const int32_t point = static_cast<int32_t>(std::clamp(std::lrintf(-lo * inverse), 0L, long{kMost7Bit}));
-  const float point_float = static_cast<float>(point);
+  // Clamped in float before the conversion: an infinite row must not reach
+  // a float-to-int conversion out of range (a trap in WebAssembly).
+  const float point_float = static_cast<float>(QuantizeValue(-lo, inverse, 0.0f));
+  const int32_t point = static_cast<int32_t>(point_float);
   k = 0;
 #if defined(__wasm_simd128__)
   const v128_t inverse4 = wasm_f32x4_splat(inverse);

@@ -134,6 +134,13 @@ TEST_CASE("QuantizeRowTo7Bits: 0..127, zero exact, each value within half a step
   std::vector<uint8_t> zq(8, 99);
   CHECK(QuantizeRowTo7Bits(zeros.data(), 8, zq.data(), &z) == 1.0f);
   for (uint8_t v : zq) CHECK(v == z);
+  // Infinities and NaN (a broken model's activations): bytes in range, no trap.
+  std::vector<float> odd = {-INFINITY, 1.0f, NAN, INFINITY};
+  std::vector<uint8_t> oq(4, 200);
+  QuantizeRowTo7Bits(odd.data(), 4, oq.data(), &z);
+  CHECK(z >= 0);
+  CHECK(z <= 127);
+  for (uint8_t v : oq) CHECK(v <= 127);
 }
 
 TEST_CASE("RelaxedSimdProduct packs tiles of 8 columns, 4 inputs a column, zero columns after the last") {
@@ -155,6 +162,8 @@ TEST_CASE("RelaxedSimdProduct packs tiles of 8 columns, 4 inputs a column, zero 
   CHECK(RelaxedSimdProduct::Supports(12, 8));
   CHECK_FALSE(RelaxedSimdProduct::Supports(10, 8));  // inputs no multiple of 4
   CHECK_FALSE(RelaxedSimdProduct::Supports(12, 7));  // less than one tile
+  CHECK(RelaxedSimdProduct::Supports(1 << 16, 8));
+  CHECK_FALSE(RelaxedSimdProduct::Supports((1 << 16) + 4, 8));  // int32 sums could overflow
 }
 
 TEST_CASE("an int8 Linear on the relaxed SIMD kernels computes the 7-bit formula, 1 to 9 rows") {

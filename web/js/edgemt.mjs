@@ -45,7 +45,12 @@ let kernelsInUse = null;
  * the runtime uses.
  */
 async function useRelaxedSimd(module, options) {
-  const bytes = await readBytes(options.kernels ?? new URL('./edgemt-relaxed-simd.wasm', import.meta.url));
+  let bytes;
+  try {
+    bytes = await readBytes(options.kernels ?? new URL('./edgemt-relaxed-simd.wasm', import.meta.url));
+  } catch {
+    return 'simd128';  // not served beside edgemt.wasm: XNNPACK's kernels run
+  }
   if (!WebAssembly.validate(bytes)) return 'simd128';
   // The runtime's memory and table, found by kind: Emscripten shortens their export names.
   const exported = Object.values(module.asm);

@@ -7,7 +7,7 @@ same package runs either kernels in one Node.js:
   * the loader picks them where the engine validates them, and only there:
     without the flag XNNPACK's SIMD128 kernels run, with it the relaxed ones,
     with it and relaxedSimd: false XNNPACK's again, translating exactly as
-    without the flag;
+    without the flag, and likewise from a package without the kernels' file;
   * batches of 16 translate as one sentence at a time (each row is quantized
     on its own, and both kernels add the same integers);
   * int8 on the trained model in Firefox's files (the Multi30k model through
@@ -25,6 +25,7 @@ Run by CTest in the wasm build directory (EDGEMT_WEB_PACKAGE).
 """
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -68,10 +69,10 @@ class WasmRelaxedSimd(unittest.TestCase):
     def tearDownClass(cls):
         cls.work.cleanup()
 
-    def translate(self, model, node_flags=(), options=()):
+    def translate(self, model, node_flags=(), options=(), package=None):
         """Node.js's translations of the dev sentences and the kernels it ran."""
         timing = os.path.join(self.work.name, "timing.json")
-        lines = run([NODE, *node_flags, TRANSLATE_LINES, "--package", self.package, "--model", model,
+        lines = run([NODE, *node_flags, TRANSLATE_LINES, "--package", package or self.package, "--model", model,
                      "--timing", timing, *options], stdin=self.sources).stdout.split("\n")[:-1]
         self.assertEqual(len(lines), SENTENCES, "one line per source")
         with open(timing) as f:
@@ -97,6 +98,14 @@ class WasmRelaxedSimd(unittest.TestCase):
         print("relaxed SIMD int8: %d of %d translations XNNPACK's" % (same, SENTENCES), file=sys.stderr)
         self.assertLess(same, SENTENCES, "7-bit activations must change some translations: are the kernels used?")
         self.assertGreater(same, SENTENCES // 2)
+
+    def test_a_package_without_the_kernels_runs_xnnpack(self):
+        package = os.path.join(self.work.name, "package-without-kernels")
+        shutil.copytree(self.package, package)
+        os.remove(os.path.join(package, "edgemt-relaxed-simd.wasm"))
+        without, kernels = self.translate(EXAMPLE_INT8, [RELAXED], package=package)
+        self.assertEqual(kernels, "simd128")
+        self.assertEqual(without, self.translate(EXAMPLE_INT8)[0])
 
     def test_batches_translate_as_single_sentences(self):
         single, _ = self.translate(EXAMPLE_INT8, [RELAXED], ["--batch", "1"])

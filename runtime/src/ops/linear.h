@@ -3,7 +3,9 @@
 // scale per block of inputs (docs/int4.md), whose float input is quantized
 // per row at run time and whose result is float. Several layers that
 // read the same input (an attention's query, key and value) can be fused
-// into one product along the output dimension.
+// into one product along the output dimension. Where a WebAssembly engine
+// runs relaxed SIMD, int8 layers run on EdgeMT's own kernels instead
+// (ops/relaxed_simd_product.h).
 // Set up in two steps: Configure records the layer, Pack creates the XNNPACK
 // operators, which copy the weights into XNNPACK's layout in the model's
 // PackedWeights unless another translator (or a packed-cache file) did so

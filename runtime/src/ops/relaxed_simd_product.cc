@@ -144,19 +144,15 @@ void RelaxedSimdProduct::RunPartialTile(const uint8_t* x, size_t rows, int32_t* 
   const int8_t* last = packed_.data() + full_tiles * (in / kRelaxedSimdInputBlock) * kTileBytesPerQuad;
   const int32_t quads = static_cast<int32_t>(in / kRelaxedSimdInputBlock);
   int32_t sums[4 * kRelaxedSimdTileColumns];
-  for (size_t row = 0; row < rows;) {
-    const size_t count = rows - row >= 4 ? 4 : 1;
-    if (count == 4) {
-      kernels_.rows4(last, x + row * in, static_cast<int32_t>(in), sums,
-                     static_cast<int32_t>(kRelaxedSimdTileColumns * sizeof(int32_t)), quads, 1);
-    } else {
-      kernels_.row1(last, x + row * in, sums, quads, 1);
-    }
-    for (size_t r = 0; r < count; ++r) {
-      std::memcpy(y + (row + r) * y_stride + full_tiles * kRelaxedSimdTileColumns, sums + r * kRelaxedSimdTileColumns,
-                  rest * sizeof(int32_t));
-    }
-    row += count;
+  if (rows == 4) {
+    kernels_.rows4(last, x, static_cast<int32_t>(in), sums,
+                   static_cast<int32_t>(kRelaxedSimdTileColumns * sizeof(int32_t)), quads, 1);
+  } else {
+    kernels_.row1(last, x, sums, quads, 1);
+  }
+  for (size_t r = 0; r < rows; ++r) {
+    std::memcpy(y + r * y_stride + full_tiles * kRelaxedSimdTileColumns, sums + r * kRelaxedSimdTileColumns,
+                rest * sizeof(int32_t));
   }
 }
 

@@ -57,7 +57,8 @@ class RelaxedSimdProduct {
   const int8_t* packed_weights() const { return packed_.data(); }
 
  private:
-  // The last tile when out is no multiple of 8: computed into a buffer.
+  // The last tile when out is no multiple of 8, for Run's 1 or 4 rows:
+  // computed into a buffer, its columns copied out.
   void RunPartialTile(const uint8_t* x, size_t rows, int32_t* y, size_t y_stride) const;
 
   FixedArray<int8_t> packed_;       // tiles, the last one padded with zero columns

@@ -11,8 +11,9 @@
 ;; wabt 1.0.32 knows; the opcode is the standard's 0x112) multiplies signed weight bytes by the 7-bit
 ;; activation bytes and adds neighbours (pmaddubsw on x86, sdot-like on ARM);
 ;; i32x4.dot_i16x8_s by ones adds those pairs into 32 bits. The fused
-;; i32x4.relaxed_dot_i8x16_i7x16_add_s is not used: Node.js 20's V8 returns
-;; twice the dot product and drops the addend (tests/bench/ANALYSIS.md).
+;; i32x4.relaxed_dot_i8x16_i7x16_add_s is not used: Node.js 20's baseline
+;; compiler returns twice the dot product and drops the addend, and its
+;; optimizing compiler's code is slower than these (tests/bench/ANALYSIS.md).
 (module
   (import "env" "memory" (memory 1))
 

@@ -40,69 +40,40 @@ import torch
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-REPO = os.path.dirname(os.path.dirname(HERE))
-SHARED = os.path.join(os.path.dirname(REPO), "shared")
-KIT = os.path.join(SHARED, "bench", "bergamot")
-CORPUS = os.path.join(SHARED, "data", "multi30k")
-TEACHER = os.path.join(SHARED, "models", "multi30k-ende")
-VOCAB = os.path.join(KIT, "vocab", "vocab.ende.spm")
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "e2e"))
+from e2e_common import CONVERT, DEV_DE, DEV_EN, MULTI30K, REPO, SHARED, read_lines, run  # noqa: E402
 
-DIM, FFN, ENCODER_LAYERS, DECODER_LAYERS, HEADS = 256, 1536, 6, 2, 8
+KIT = os.path.join(SHARED, "bench", "bergamot")
+sys.path.insert(0, KIT)
+import export_marian  # noqa: E402
+import marian_format  # noqa: E402
+
+CORPUS = os.path.join(SHARED, "data", "multi30k")
+VOCAB = os.path.join(KIT, "vocab", "vocab.ende.spm")
+PRESET = "firefox-tiny"
+SHAPE = export_marian.PRESETS[PRESET]
+DIM, ENCODER_LAYERS, DECODER_LAYERS, HEADS = SHAPE["dim"], SHAPE["enc"], SHAPE["dec"], SHAPE["heads"]
 LN_EPS = 1e-6
 MASK_VALUE = -99999999.0
-
-
-def marian_sinusoid(length, dim):
-    """Marian's positions: sines in the first half, cosines in the second, 10000^(-i/(d/2-1))."""
-    half = dim // 2
-    frequencies = np.exp(-np.arange(half) * math.log(10000.0) / (half - 1))
-    angles = np.arange(length)[:, None] * frequencies[None, :]
-    return torch.tensor(np.concatenate([np.sin(angles), np.cos(angles)], axis=1), dtype=torch.float32)
-
-
-def parameter_shapes(vocab):
-    """Marian's names and shapes (export_marian.py --list-params --preset firefox-tiny)."""
-    shapes = {"Wemb": (vocab, DIM), "decoder_ff_logit_out_b": (1, vocab)}
-
-    def attention(prefix):
-        for n in "qkvo":
-            shapes["%s_W%s" % (prefix, n)] = (DIM, DIM)
-            shapes["%s_b%s" % (prefix, n)] = (1, DIM)
-        shapes[prefix + "_Wo_ln_scale"] = (1, DIM)
-        shapes[prefix + "_Wo_ln_bias"] = (1, DIM)
-
-    def feed_forward(prefix):
-        shapes.update({prefix + "_W1": (DIM, FFN), prefix + "_b1": (1, FFN), prefix + "_W2": (FFN, DIM),
-                       prefix + "_b2": (1, DIM), prefix + "_ffn_ln_scale": (1, DIM), prefix + "_ffn_ln_bias": (1, DIM)})
-
-    for i in range(1, ENCODER_LAYERS + 1):
-        attention("encoder_l%d_self" % i)
-        feed_forward("encoder_l%d_ffn" % i)
-    for i in range(1, DECODER_LAYERS + 1):
-        cell = "decoder_l%d_rnn" % i
-        shapes.update({cell + "_W": (DIM, DIM), cell + "_Wf": (DIM, DIM), cell + "_bf": (1, DIM),
-                       cell + "_ffn_ln_scale": (1, DIM), cell + "_ffn_ln_bias": (1, DIM)})
-        attention("decoder_l%d_context" % i)
-        feed_forward("decoder_l%d_ffn" % i)
-    return shapes
 
 
 class Student(torch.nn.Module):
     def __init__(self, vocab, dropout):
         super().__init__()
         self.params = torch.nn.ParameterDict()
-        for name, shape in parameter_shapes(vocab).items():
-            if name.endswith("_ln_scale"):
+        # The kit's names, shapes and kinds of a shared-vocabulary SSRU model of the preset.
+        for name, (shape, kind) in export_marian.param_shapes(PRESET, vocab, vocab, False, "ssru").items():
+            if kind == "ln_scale":
                 value = torch.ones(shape)
-            elif name == "Wemb":
+            elif kind == "emb":
                 value = torch.randn(shape) * math.sqrt(1.0 / DIM)
-            elif len(shape) == 2 and shape[0] > 1:
+            elif kind == "W":
                 value = torch.randn(shape) * math.sqrt(2.0 / (shape[0] + shape[1]))
             else:
                 value = torch.zeros(shape)
             self.params[name] = torch.nn.Parameter(value)
         self.dropout = dropout
-        self.register_buffer("positions", marian_sinusoid(512, DIM))
+        self.register_buffer("positions", torch.from_numpy(marian_format.marian_sinusoid(512, DIM)))
 
     def p(self, name):
         return self.params[name]
@@ -166,8 +137,7 @@ def distil(sources, out_path, work):
     if os.path.exists(out_path):
         return
     teacher = os.path.join(work, "teacher.int8.edgemt")
-    subprocess.run([os.path.join(REPO, "converter", "edgemt-convert"), TEACHER, "--out", teacher, "--quiet"],
-                   check=True)
+    run([CONVERT, MULTI30K, "--out", teacher, "--quiet"])
     with open(sources, "rb") as src, open(out_path + ".part", "wb") as out:
         subprocess.run([os.path.join(REPO, "build", "bin", "edgemt-translate"), "--model", teacher, "--beam-size", "4",
                         "--threads", "2"], stdin=src, stdout=out, check=True)
@@ -222,10 +192,9 @@ def dev_loss(model, pairs):
 
 
 def evaluate(out_dir):
-    sys.path.insert(0, os.path.join(REPO, "tests", "e2e"))
     sys.path.insert(0, os.path.join(REPO, "tests", "python"))
     sys.path.insert(0, os.path.join(REPO, "build", "python"))
-    from e2e_common import DEV_DE, DEV_EN, bleu_of_lines, read_lines, run
+    from e2e_common import bleu_of_lines
     from test_firefox_trained import paired_bootstrap
     from test_python_alignments import lexicon_links
     import edgemt
@@ -233,13 +202,11 @@ def evaluate(out_dir):
     vocab = os.path.join(folder, "vocab.ende.spm")
     shortlist = os.path.join(folder, "lex.50.50.ende.s2t.bin")
     sources = read_lines(DEV_EN)
-    sentences = len(sources)
     text = "".join(line + "\n" for line in sources)
     f32, i8 = os.path.join(out_dir, "student.f32.edgemt"), os.path.join(out_dir, "student.int8.edgemt")
-    convert = os.path.join(REPO, "converter", "edgemt-convert")
-    run([convert, os.path.join(folder, "model.ende.bin"), "--out", f32, "--dtype", "float32",
+    run([CONVERT, os.path.join(folder, "model.ende.bin"), "--out", f32, "--dtype", "float32",
          "--shortlist-bergamot", shortlist, "--quiet"])
-    run([convert, folder, "--out", i8, "--quiet"])
+    run([CONVERT, folder, "--out", i8, "--quiet"])
     out = {}
     for name, path in (("EdgeMT float32", f32), ("EdgeMT int8", i8)):
         cmd = [os.path.join(REPO, "build", "bin", "edgemt-translate"), "--model", path, "--threads", "1"]
@@ -255,20 +222,20 @@ def evaluate(out_dir):
     for a, b in (("EdgeMT float32", "Bergamot float32"), ("EdgeMT int8", "EdgeMT float32"),
                  ("Bergamot int8shiftAlphaAll", "Bergamot float32"), ("EdgeMT int8", "Bergamot int8shiftAlphaAll")):
         same = sum(x == y for x, y in zip(out[a][1], out[b][1]))
-        print("%s gives %s's ids on %d of %d" % (a, b, same, sentences))
+        print("%s gives %s's ids on %d of %d" % (a, b, same, len(sources)))
     references = read_lines(DEV_DE)
     for name, (lines, _) in out.items():
         print("%s: BLEU %.2f" % (name, bleu_of_lines(lines, os.path.join(out_dir, "hyp"), DEV_DE)))
-    score, low, high = paired_bootstrap(out["EdgeMT int8"][0], out["Bergamot int8shiftAlphaAll"][0], references)
+    _, low, high = paired_bootstrap(out["EdgeMT int8"][0], out["Bergamot int8shiftAlphaAll"][0], references)
     print("EdgeMT int8 - Bergamot int8 BLEU: 95%% interval %+.2f..%+.2f" % (low, high))
-    dev = sources
     for name, path in (("int8", i8), ("float32", f32)):
         translator = edgemt.Translator(path, max_beam_size=4)
         for options in ({}, {"beam_size": 4}):
             shares = []
             for layer in range(DECODER_LAYERS):
-                results = translator.translate_batch(dev, return_alignments=True, alignment_layer=layer, **options)
-                found, total = lexicon_links(dev, results)
+                results = translator.translate_batch(sources, return_alignments=True, alignment_layer=layer,
+                                                     **options)
+                found, total = lexicon_links(sources, results)
                 shares.append("layer %d %.3f (%d of %d)" % (layer, found / total, found, total))
             print("alignments, %s %s: %s" % (name, "beam 4" if options else "greedy", ", ".join(shares)))
 
@@ -281,7 +248,7 @@ def with_openblas():
     sys.path.insert(0, HERE)
     from benchlib.paths import CACHE
     from benchrun.torch_ref import torch_env
-    env, note, blas = torch_env(CACHE, "openblas")
+    env, _, blas = torch_env(CACHE, "openblas")
     env["EDGEMT_STUDENT_BLAS"] = blas
     print("PyTorch's BLAS:", blas, flush=True)
     os.execve(sys.executable, [sys.executable] + sys.argv, env)
@@ -315,12 +282,8 @@ def main():
     def encode(lines):
         return [vocab.encode(line)[:100] + [eos] for line in lines]
 
-    def read(path):
-        with open(path, encoding="utf-8") as f:
-            return f.read().split("\n")[:-1]
-
-    train = list(zip(encode(read(os.path.join(CORPUS, "train.en"))), encode(read(distilled))))
-    dev = list(zip(encode(read(os.path.join(CORPUS, "dev.en"))), encode(read(os.path.join(CORPUS, "dev.de")))))
+    train = list(zip(encode(read_lines(os.path.join(CORPUS, "train.en"))), encode(read_lines(distilled))))
+    dev = list(zip(encode(read_lines(DEV_EN)), encode(read_lines(DEV_DE))))
     model = Student(vocab.get_piece_size(), dropout=0.1)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, betas=(0.9, 0.98), eps=1e-9)
     schedule = torch.optim.lr_scheduler.LambdaLR(
@@ -356,7 +319,7 @@ def main():
                     os.path.join(CORPUS, "train.en"), "--trg", distilled, "--vocab", VOCAB, "--out", shortlist],
                    check=True)
     subprocess.run([sys.executable, os.path.join(KIT, "export_marian.py"), "from-state", state_path, "--preset",
-                    "firefox-tiny", "--out-dir", firefox, "--vocab", VOCAB, "--shortlist", shortlist,
+                    PRESET, "--out-dir", firefox, "--vocab", VOCAB, "--shortlist", shortlist,
                     "--calib-input", os.path.join(CORPUS, "train.en")], check=True)
     print("Firefox files:", firefox)
 
